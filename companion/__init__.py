@@ -1,0 +1,57 @@
+"""The Flask companion: app factory wiring the database, the JSON API, the pages and the live stream."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flask import Flask
+
+from companion.models import db, migrate
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_BODY = 64 * 1024  # a whole reveal for 20 players is under 1 KiB; 64 KiB leaves room and bounds abuse
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    app = Flask(
+        __name__,
+        instance_path=os.environ.get("ARBITRE_INSTANCE") or str(ROOT / "instance"),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=database_url(app.instance_path),
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        JSON_SORT_KEYS=False,
+        LIVE_POLL_SECONDS=1.0,  # how often a live stream looks for writes made by another process
+        LIVE_STREAM_SECONDS=25.0,  # a stream ends after this; EventSource reconnects by itself
+    )
+    if test_config:
+        app.config.update(test_config)
+    app.json.sort_keys = False
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(Path(__file__).parent / "migrations"))
+
+    from companion import api, calendar, errors, live, pages
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(calendar.bp)
+    app.register_blueprint(live.bp)
+    app.register_blueprint(pages.bp)
+    errors.register(app)
+    return app
+
+
+def database_url(instance_path: str) -> str:
+    """``DATABASE_URL`` when set (``postgres://`` spelled the SQLAlchemy way), else SQLite in the instance folder."""
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        return "sqlite:///" + str(Path(instance_path) / "arbitre.db")
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    return url

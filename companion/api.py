@@ -1,0 +1,168 @@
+"""The JSON API (its fixed words are in shared/API.md; the rest is documented in docs/API.md)."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, Response, current_app, jsonify, request, url_for
+
+from companion import store
+from companion.errors import json_error, lang
+from companion.qr import svg
+from companion.store import StoreError
+from engine import core
+from engine.core import RuleError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+class BadRequest(Exception):
+    def __init__(self, status: int, code: str, /, **params):  # a param may be named ``code`` too
+        self.status, self.code, self.params = status, code, params
+
+
+@bp.errorhandler(BadRequest)
+@bp.errorhandler(StoreError)
+def _refused(error):
+    return json_error(error.status, error.code, **error.params)
+
+
+@bp.errorhandler(RuleError)
+def _rule(error: RuleError):
+    body = {"error": error.as_dict(lang())}
+    return jsonify(body), error.status
+
+
+def body() -> dict:
+    """The request's JSON object, or a 4xx naming what is wrong with it."""
+    if request.content_length and request.content_length > current_app.config["MAX_CONTENT_LENGTH"]:
+        raise BadRequest(413, "too_large", max=current_app.config["MAX_CONTENT_LENGTH"])
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    try:
+        # NaN and Infinity are not JSON (PostgreSQL refuses them); nesting deep enough to exhaust
+        # the parser's recursion is not a request anyone means to send.
+        parsed = json.loads(raw, parse_constant=_not_json)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise BadRequest(400, "bad_json") from None
+    if not isinstance(parsed, dict):
+        raise BadRequest(400, "bad_json")
+    return parsed
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def table_or_404(code: str):
+    table = store.find_table(code)
+    if table is None:
+        raise BadRequest(404, "unknown_table", code=code[:20])
+    return table
+
+
+def referee_table(code: str):
+    """The table, if the request carries its referee secret."""
+    table = table_or_404(code)
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Bearer ") or not header[7:].strip():
+        raise BadRequest(401, "secret_required")
+    if not store.secret_matches(table, header[7:].strip()):
+        raise BadRequest(403, "wrong_secret")
+    return table
+
+
+def described(table) -> dict:
+    return {
+        "code": table.code,
+        "display_code": store.display_code(table.code),
+        "game": table.game,
+        **store.answer(table),
+    }
+
+
+@bp.post("/tables")
+def create_table():
+    data = body()
+    game = data.get("game")
+    core.game(game)  # unknown_game before anything else
+    options = data.get("options", {})
+    table, secret = store.create_table(game, data.get("players"), options)
+    result = {"secret": secret, **described(table)}
+    response = jsonify(result)
+    response.status_code = 201
+    response.headers["Location"] = url_for("api.get_table", code=table.code)
+    return response
+
+
+@bp.get("/tables/<code>")
+def get_table(code: str):
+    return jsonify(described(table_or_404(code)))
+
+
+@bp.post("/tables/<code>/events")
+def post_event(code: str):
+    table = referee_table(code)
+    data = body()
+    result, fresh = store.append_event(table.id, data)
+    return jsonify(result), 201
+
+
+@bp.post("/tables/<code>/undo")
+def post_undo(code: str):
+    table = referee_table(code)
+    return jsonify(store.undo(table.id, body()))
+
+
+@bp.get("/tables/<code>/history")
+def get_history(code: str):
+    table = table_or_404(code)
+    events = [
+        {
+            "seq": e.seq,
+            "id": e.client_id,
+            "event": e.payload,
+            "version": e.version,
+            "at": e.created_at.isoformat(),
+            "undone": e.undone,
+            "undone_version": e.undone_version,
+            "undone_at": e.undone_at.isoformat() if e.undone_at else None,
+        }
+        for e in store.history(table)
+    ]
+    return jsonify({"code": table.code, "game": table.game, "version": table.version, "events": events})
+
+
+@bp.post("/tables/<code>/checks/<name>")
+def run_check(code: str, name: str):
+    """A game's pure rule check (e.g. Il Morto's swap helper), evaluated on the table's state."""
+    table = table_or_404(code)
+    checks = getattr(core.game(table.game), "CHECKS", {})
+    if name not in checks:
+        raise BadRequest(404, "unknown_check", check=name[:40], checks=sorted(checks))
+    result = checks[name](table.state, body())
+    return jsonify(with_messages(result))
+
+
+def with_messages(result):
+    """Adds the French and English sentence to every ``code`` in a check's answer."""
+    from engine.messages import text
+
+    if isinstance(result, list):
+        return [with_messages(item) for item in result]
+    if not isinstance(result, dict):
+        return result
+    out = {key: with_messages(value) for key, value in result.items()}
+    if isinstance(result.get("code"), str):
+        params = {**result, **result.get("params", {})}
+        out["message"] = text(result["code"], params, lang())
+        out["messages"] = {"fr": text(result["code"], params, "fr"), "en": text(result["code"], params, "en")}
+    return out
+
+
+@bp.get("/tables/<code>/qr.svg")
+def table_qr(code: str):
+    table = table_or_404(code)
+    url = url_for("pages.table_view", code=table.code, _external=True)
+    return Response(svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "public, max-age=3600"})

@@ -1,0 +1,74 @@
+"""The HTML pages: home, new table, referee, the table view the QR code opens, and the QR screen."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, redirect, render_template, url_for
+
+from companion import store
+from engine.core import GAME_MODULES
+
+bp = Blueprint("pages", __name__)
+
+GAME_NAMES = {"morto": "Il Morto", "existentiel": "Le jeu existentiel", "gjdlv": "Le Grand Jeu de la Vie"}
+
+
+def _table(code: str):
+    table = store.find_table(code)
+    if table is None:
+        abort(404)
+    return table
+
+
+@bp.get("/")
+def home():
+    return render_template("home.html", games=GAME_NAMES)
+
+
+@bp.get("/new/<game>")
+def new_table(game: str):
+    if game not in GAME_MODULES:
+        abort(404)
+    return render_template(f"new_{game}.html", game=game, game_name=GAME_NAMES[game])
+
+
+@bp.get("/r/<code>")
+def referee(code: str):
+    table = _table(code)
+    if table.code != code:
+        return redirect(url_for("pages.referee", code=table.code))
+    return render_template("referee.html", table=table, game_name=GAME_NAMES[table.game],
+                           display_code=store.display_code(table.code), answer=store.answer(table))
+
+
+@bp.get("/t/<code>")
+def table_view(code: str):
+    table = _table(code)
+    if table.code != code:
+        return redirect(url_for("pages.table_view", code=table.code))
+    return render_template("view.html", table=table, game_name=GAME_NAMES[table.game],
+                           display_code=store.display_code(table.code), answer=store.answer(table))
+
+
+@bp.get("/t/<code>/qr")
+def qr_screen(code: str):
+    table = _table(code)
+    return render_template("qr.html", table=table, game_name=GAME_NAMES[table.game],
+                           display_code=store.display_code(table.code),
+                           view_url=url_for("pages.table_view", code=table.code, _external=True))
+
+
+@bp.get("/join/<code>")
+def join(code: str):
+    """Where the home page's "join" form lands: the table view of a typed code."""
+    table = _table(code)
+    return redirect(url_for("pages.table_view", code=table.code))
+
+
+@bp.get("/t/<code>/p/<player>")
+def player_page(code: str, player: str):
+    """One player's own page, opened from the table view (games whose view module exports `player`)."""
+    table = _table(code)
+    if not any(p["id"] == player for p in table.state.get("players", [])):
+        abort(404)
+    return render_template("player.html", table=table, game_name=GAME_NAMES[table.game], player=player,
+                           display_code=store.display_code(table.code), answer=store.answer(table))

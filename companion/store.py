@@ -1,0 +1,220 @@
+"""Writing a table: create it, append an event, undo — each checked by the engine and committed at once.
+
+Every write is one transaction that appends to (or marks) the log and moves the table's snapshot
+and version forward together. The version bump is a conditional UPDATE (``WHERE version = v``), so
+two writers racing on one table can never both win: the loser retries against the fresh table,
+on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from companion import live
+from companion.models import Event, Table, db, now
+from engine import core
+
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
+CODE_LENGTH = 6
+CLIENT_ID_MAX = 64
+WRITE_ATTEMPTS = 5
+
+
+class StoreError(Exception):
+    """A write the store refuses before the engine is asked: HTTP status, code and params."""
+
+    def __init__(self, status: int, code: str, /, **params):  # a param may be named ``code`` too
+        super().__init__(code)
+        self.status = status
+        self.code = code
+        self.params = params
+
+
+# --- codes and secrets ---------------------------------------------------------------------------
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(raw: str) -> str:
+    """What a person typed (any case, dashes, spaces, O for 0, I or L for 1) as the stored code."""
+    cleaned = raw.upper().replace("-", "").replace(" ", "")
+    return cleaned.translate(str.maketrans({"O": "0", "I": "1", "L": "1"}))
+
+
+def display_code(code: str) -> str:
+    return f"{code[:4]}-{code[4:]}"
+
+
+def hash_secret(secret: str) -> str:
+    # 128 random bits need no slow hash: nobody can guess their way to a preimage.
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def secret_matches(table: Table, secret: str) -> bool:
+    return hmac.compare_digest(table.secret_hash, hash_secret(secret))
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def find_table(code: str) -> Table | None:
+    if not isinstance(code, str) or len(code) > 20:
+        return None
+    code = normalize_code(code)
+    # Anything else cannot be a code; asking the database would also fail on a NUL (PostgreSQL).
+    if len(code) != CODE_LENGTH or not set(code) <= set(CODE_ALPHABET):
+        return None
+    return db.session.execute(select(Table).where(Table.code == code)).scalar_one_or_none()
+
+
+def active_events(table: Table) -> list[Event]:
+    query = select(Event).where(Event.table_id == table.id, Event.undone.is_(False)).order_by(Event.seq)
+    return list(db.session.execute(query).scalars())
+
+
+def history(table: Table) -> list[Event]:
+    return list(db.session.execute(select(Event).where(Event.table_id == table.id).order_by(Event.seq)).scalars())
+
+
+def answer(table: Table) -> dict:
+    """What every write returns and every reader gets: the version and the table's view."""
+    return {"version": table.version, "state": core.view(table.game, table.state)}
+
+
+def rebuild(table: Table) -> dict:
+    """The state recomputed from the log: the snapshot is only a cache of this."""
+    return core.replay(table.game, table.players, table.options, [e.payload for e in active_events(table)])
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def create_table(game: str, players, options) -> tuple[Table, str]:
+    state = core.setup(game, players, options)
+    secret = secrets.token_urlsafe(16)
+    for _ in range(WRITE_ATTEMPTS):
+        table = Table(
+            code=new_code(),
+            game=game,
+            players=players,
+            options=options or {},
+            secret_hash=hash_secret(secret),
+            version=0,
+            state=state,
+        )
+        db.session.add(table)
+        try:
+            db.session.commit()
+            return table, secret
+        except IntegrityError:  # the code was taken: draw another
+            db.session.rollback()
+    raise StoreError(503, "busy")
+
+
+def append_event(table_id: int, body: dict) -> tuple[dict, bool]:
+    """Apply one event; returns the answer and whether it was new (False for a retried id)."""
+    client_id = body.get("id")
+    # Printable only: a NUL (refused by PostgreSQL) or a lone surrogate (not UTF-8) cannot be stored.
+    if not (isinstance(client_id, str) and 1 <= len(client_id) <= CLIENT_ID_MAX and client_id.isprintable()):
+        raise StoreError(422, "bad_field", field="id", max=CLIENT_ID_MAX)
+    event = {key: value for key, value in body.items() if key not in ("id", "version")}
+
+    def attempt() -> tuple[dict, bool]:
+        table = db.session.get(Table, table_id)
+        earlier = db.session.execute(
+            select(Event).where(Event.table_id == table_id, Event.client_id == client_id)
+        ).scalar_one_or_none()
+        if earlier is not None:
+            return earlier.result, False
+        _check_version(table, body)
+        state = core.apply(table.game, table.state, event)
+        version = table.version + 1
+        result = {"version": version, "state": core.view(table.game, state)}
+        seq = db.session.execute(
+            select(db.func.coalesce(db.func.max(Event.seq), 0)).where(Event.table_id == table_id)
+        ).scalar_one()
+        db.session.add(
+            Event(
+                table_id=table_id,
+                seq=seq + 1,
+                client_id=client_id,
+                type=str(event.get("type")),
+                payload=event,
+                version=version,
+                result=result,
+            )
+        )
+        _move_table(table, state)
+        return result, True
+
+    return _write(table_id, attempt)
+
+
+def undo(table_id: int, body: dict) -> dict:
+    def attempt() -> tuple[dict, bool]:
+        table = db.session.get(Table, table_id)
+        _check_version(table, body)
+        events = active_events(table)
+        state = core.undo(table.game, table.players, table.options, [e.payload for e in events])
+        last = events[-1]
+        last.undone = True
+        last.undone_version = table.version + 1
+        last.undone_at = now()
+        _move_table(table, state)
+        return {"version": table.version + 1, "state": core.view(table.game, state)}, True
+
+    return _write(table_id, attempt)[0]
+
+
+def _check_version(table: Table, body: dict) -> None:
+    if "version" not in body:
+        return
+    sent = body["version"]
+    if isinstance(sent, bool) or not isinstance(sent, int):
+        raise StoreError(422, "bad_field", field="version")
+    if sent != table.version:
+        raise StoreError(409, "stale_version", sent=sent, current=table.version)
+
+
+def _move_table(table: Table, state: dict) -> None:
+    """Bump the version only if nobody else did since we read it; else make the attempt retry."""
+    moved = db.session.execute(
+        update(Table)
+        .where(Table.id == table.id, Table.version == table.version)
+        .values(version=table.version + 1, state=state, updated_at=now())
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if moved != 1:
+        raise _Raced()
+
+
+class _Raced(Exception):
+    pass
+
+
+def _write(table_id: int, attempt) -> tuple[dict, bool]:
+    """Run ``attempt`` in a transaction, retrying when another writer got there first."""
+    for tries in range(WRITE_ATTEMPTS):
+        try:
+            result, fresh = attempt()
+            db.session.commit()
+        except (_Raced, IntegrityError, OperationalError):
+            db.session.rollback()
+            time.sleep(0.01 * (tries + 1))
+            continue
+        except BaseException:
+            db.session.rollback()
+            raise
+        db.session.expire_all()
+        if fresh:
+            live.notify(table_id)
+        return result, fresh
+    raise StoreError(503, "busy")

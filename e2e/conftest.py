@@ -1,0 +1,254 @@
+"""End-to-end fixtures: the real app in a subprocess, and phones (Chromium contexts) that use it.
+
+Shared by every e2e file, whatever the game. What they give:
+
+- ``server`` (session): the base URL (``http://127.0.0.1:<port>``, no trailing slash) of the real app,
+  started as ``companion serve`` on a free port with SQLite in a fresh ``ARBITRE_INSTANCE`` folder
+  (``DATABASE_URL`` is removed from its environment). It is stopped at the end of the session; if it
+  died meanwhile, the session fails with its output. A failing test gets the end of the server's
+  log in its report.
+- ``browser`` (session): Debian's Chromium (``/usr/bin/chromium``), headless, through Playwright.
+  ``playwright install`` cannot download browsers here, hence ``executable_path``.
+- ``phone`` (function): a factory; ``phone()`` opens a new browser context shaped like a phone
+  (390×844, mobile, touch, ``fr-FR``). Each context is a separate phone with its own localStorage, so
+  a referee's secret stays on the phone that created the table. Use ``context.new_page()`` for a tab.
+  Every context is closed after the test. A test fails if a page throws (uncaught error or rejected
+  promise) or logs a console error, except:
+
+  * "Failed to load resource" for an ``/api/`` URL answered 409 or 422: those are the API's normal
+    refusals (a stale version, a rule), which the app shows in its toast; assert the toast instead;
+  * what the test allows with ``phone.allow_console_error(regex)`` (matched against
+    ``"<text> @ <url>"``), e.g. a stream the test cuts on purpose.
+
+  When a test fails, a screenshot of every open page goes to ``e2e/artifacts/failures/``.
+
+Every Playwright wait is bounded: ``expect(...)`` waits at most ``EXPECT_TIMEOUT_MS``, actions
+``ACTION_TIMEOUT_MS``. Synchronise on what the page shows (``expect``), never on sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+    "locale": "fr-FR",
+}
+
+EXPECT_TIMEOUT_MS = 5_000
+ACTION_TIMEOUT_MS = 5_000
+NAVIGATION_TIMEOUT_MS = 10_000
+SERVER_START_SECONDS = 30
+
+# The API refuses with these statuses as part of normal play; Chromium logs each refused fetch.
+REFUSAL_CONSOLE = re.compile(r"^Failed to load resource: the server responded with a status of (409|422)\b.* @ .*/api/")
+
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+_server_log_key = pytest.StashKey[Path]()
+_reports_key = pytest.StashKey[dict]()
+
+
+# --- the app ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def companion_command() -> list[str]:
+    """The ``companion`` console script of this interpreter's environment (cli.py has no ``__main__``)."""
+    script = Path(sys.executable).parent / "companion"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from companion.cli import main; main()"]
+
+
+def _tail(path: Path, lines: int = 60) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError as err:
+        return f"(no server log: {err})"
+
+
+def _answers(url: str) -> bool:
+    """Whether the app answers ``url`` with JSON (a 404 ``unknown_table`` counts: the app is up)."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            json.load(response)
+            return True
+    except urllib.error.HTTPError as err:
+        with err:  # an HTTPError holds the open response: close it (ResourceWarning otherwise)
+            try:
+                return "error" in json.load(err)
+            except ValueError:
+                return False
+    except (urllib.error.URLError, ConnectionError, TimeoutError, ValueError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory, pytestconfig):
+    """The base URL of the real app, served by ``companion serve`` with SQLite in a temporary folder."""
+    folder = tmp_path_factory.mktemp("arbitre-e2e")
+    log_path = folder / "server.log"
+    pytestconfig.stash[_server_log_key] = log_path
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "ARBITRE_INSTANCE": str(folder / "instance"), "PYTHONUNBUFFERED": "1"}
+    env.pop("DATABASE_URL", None)
+    command = [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    # The log goes to a file, not a pipe: nobody would drain a pipe, and a full one blocks the server.
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + SERVER_START_SECONDS
+        while not _answers(f"{base}/api/tables/XXXXXX"):
+            if process.poll() is not None:
+                pytest.fail(f"the app exited with {process.returncode} before answering:\n{_tail(log_path)}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"the app did not answer within {SERVER_START_SECONDS} s:\n{_tail(log_path)}")
+            time.sleep(0.1)
+        yield base
+        died = process.poll()
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+    if died is not None:
+        pytest.fail(f"the app died during the session (exit {died}):\n{_tail(log_path)}")
+
+
+# --- the browser and the phones --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class Phones:
+    """``phones()`` gives a new phone (a browser context); errors its pages raise are collected."""
+
+    def __init__(self, browser: Browser, base_url: str):
+        self.browser = browser
+        self.base_url = base_url
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+        self.allowed: list[re.Pattern] = [REFUSAL_CONSOLE]
+
+    def __call__(self, **overrides) -> BrowserContext:
+        context = self.browser.new_context(base_url=self.base_url, **{**PHONE, **overrides})
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+        number = len(self.contexts) + 1
+        context.on("weberror", lambda error: self.errors.append(f"phone {number}: page error: {error.error}"))
+        context.on("console", lambda message: self._console(number, message))
+        self.contexts.append(context)
+        return context
+
+    def allow_console_error(self, pattern: str) -> None:
+        """Do not fail on console errors matching ``pattern`` (searched in ``"<text> @ <url>"``)."""
+        self.allowed.append(re.compile(pattern))
+
+    def _console(self, number: int, message) -> None:
+        if message.type != "error":
+            return
+        line = f"{message.text} @ {message.location.get('url', '')}"
+        if not any(pattern.search(line) for pattern in self.allowed):
+            self.errors.append(f"phone {number}: console error: {line}")
+
+    def screenshot_all(self, name: str) -> None:
+        folder = ARTIFACTS / "failures"
+        folder.mkdir(parents=True, exist_ok=True)
+        for c, context in enumerate(self.contexts, 1):
+            for p, page in enumerate(context.pages, 1):
+                try:
+                    page.screenshot(path=folder / f"{name}-phone{c}-tab{p}.png", full_page=True, timeout=3000)
+                except Exception:  # a screenshot of a broken page must not hide the real failure
+                    pass
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+        self.contexts.clear()
+
+
+@pytest.fixture
+def phone(browser, server, request):
+    """A factory of phones: ``ctx = phone()``, then ``page = ctx.new_page()`` and ``page.goto("/")``."""
+    phones = Phones(browser, server)
+    try:
+        yield phones
+        report = request.node.stash.get(_reports_key, {}).get("call")
+        if report is not None and report.failed:
+            phones.screenshot_all(re.sub(r"[^\w.-]+", "_", request.node.name))
+    finally:
+        phones.close()
+    if phones.errors:
+        pytest.fail("JavaScript errors on the phones:\n" + "\n".join(phones.errors), pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fresh_artifacts():
+    """``e2e/artifacts/`` (gitignored) holds this run's screenshots only."""
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+
+def screenshot(page, name: str) -> Path:
+    """Saves a full-page screenshot into ``e2e/artifacts/`` (for people to look at, never asserted)."""
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=path, full_page=True)
+    return path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    item.stash.setdefault(_reports_key, {})[report.when] = report
+    if report.failed and report.when in ("call", "teardown"):
+        log_path = item.config.stash.get(_server_log_key, None)
+        if log_path is not None:
+            report.sections.append(("server log (end)", _tail(log_path)))

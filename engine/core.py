@@ -1,0 +1,216 @@
+"""The game-agnostic heart of the engine: errors, the game interface, replay and undo, the registry.
+
+A table is a log of events. Its state is what `replay` gives for the events still in effect,
+starting from `setup(players, options)`. Every game is a module that provides:
+
+- ``ID``: the game's id (``"morto"``...),
+- ``MESSAGES``: ``{code: (french, english)}`` for the errors and notes it raises,
+- ``setup(players, options) -> state``: players as the API receives them (names or objects),
+- ``EVENTS``: ``{event_type: handler(state, event)}``; a handler checks the event against the
+  state and then mutates the state in place, or raises a `RuleError` before changing anything,
+- ``view(state) -> dict``: what the table shows (the API's ``state``),
+- ``outcome(state) -> Outcome | None``.
+
+States and events are plain JSON values (dicts, lists, str, int, bool, None), so the same engine
+runs on the server and in the browser through Pyodide, and snapshots round-trip through JSON.
+The engine never draws a random value: dice and cards are entered by the referee.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+JSON = Any
+Handler = Callable[[dict, dict], None]
+
+NAME_MAX = 40
+
+
+class RuleError(Exception):
+    """An event the engine refuses. ``code`` is stable; the message text lives in messages.py."""
+
+    status = 422
+
+    def __init__(self, code: str, **params: JSON):
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    def message(self, lang: str = "fr") -> str:
+        from engine.messages import text
+
+        return text(self.code, self.params, lang)
+
+    def as_dict(self, lang: str = "fr") -> dict:
+        return {
+            "code": self.code,
+            "message": self.message(lang),
+            "messages": {"fr": self.message("fr"), "en": self.message("en")},
+            "params": self.params,
+        }
+
+    def __str__(self) -> str:  # shown in tracebacks and test failures
+        return f"{self.code} {self.params}: {self.message('en')}"
+
+
+class InvalidEvent(RuleError):
+    """Malformed input: unknown event or player, wrong type, a die of 7, an unknown card."""
+
+
+class IllegalEvent(RuleError):
+    """A well-formed event that the rules forbid in the current state."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: ``winners`` are player ids (empty when nobody wins)."""
+
+    winners: tuple[str, ...]
+    reason: str
+    details: dict = field(default_factory=dict)
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+GAME_MODULES = {"morto": "engine.morto", "existentiel": "engine.existentiel", "gjdlv": "engine.gjdlv"}
+
+
+def game(game_id: JSON):
+    """The module of a game, by id; `InvalidEvent` ``unknown_game`` for anything else."""
+    if not isinstance(game_id, str) or game_id not in GAME_MODULES:
+        raise InvalidEvent("unknown_game", game=str(game_id)[:40], games=sorted(GAME_MODULES))
+    return importlib.import_module(GAME_MODULES[game_id])
+
+
+# --- building and applying ----------------------------------------------------------------------
+
+
+def setup(game_id: str, players: JSON, options: JSON) -> dict:
+    """The state of a new table. Raises `InvalidEvent` on bad players or options."""
+    module = game(game_id)
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise InvalidEvent("bad_options")
+    if not isinstance(players, list):
+        raise InvalidEvent("bad_players")
+    return module.setup(players, options)
+
+
+def apply(game_id: str, state: dict, event: JSON) -> dict:
+    """The state after ``event``; the given state is never changed, even when the event is refused."""
+    new_state = copy.deepcopy(state)
+    apply_in_place(game(game_id), new_state, event)
+    return new_state
+
+
+def apply_in_place(module, state: dict, event: JSON) -> None:
+    """Check and apply ``event`` to ``state``. Handlers check everything before they mutate."""
+    if not isinstance(event, dict):
+        raise InvalidEvent("bad_event")
+    handler = module.EVENTS.get(event.get("type")) if isinstance(event.get("type"), str) else None
+    if handler is None:
+        raise InvalidEvent("unknown_event", type=str(event.get("type"))[:40], events=sorted(module.EVENTS))
+    if module.outcome(state) is not None:
+        raise IllegalEvent("game_over")
+    handler(state, event)
+
+
+def replay(game_id: str, players: JSON, options: JSON, events: Iterable[dict]) -> dict:
+    """The state after ``events`` (those in effect, in order) from the table's setup."""
+    module = game(game_id)
+    state = setup(game_id, players, options)
+    for event in events:
+        apply_in_place(module, state, event)
+    return state
+
+
+def undo(game_id: str, players: JSON, options: JSON, events: list[dict]) -> dict:
+    """The state with the most recent event in effect taken back: a replay of all but the last."""
+    if not events:
+        raise IllegalEvent("nothing_to_undo")
+    return replay(game_id, players, options, events[:-1])
+
+
+def view(game_id: str, state: dict) -> dict:
+    return game(game_id).view(state)
+
+
+# --- shared checks for the games ----------------------------------------------------------------
+
+
+def player_names(players: JSON, minimum: int, maximum: int | None) -> list[str]:
+    """Names from the API's ``players`` (strings or ``{"name": ...}``), checked as §0 says."""
+    if not isinstance(players, list):
+        raise InvalidEvent("bad_players")
+    if len(players) < minimum or (maximum is not None and len(players) > maximum):
+        raise InvalidEvent("player_count", count=len(players), min=minimum, max=maximum)
+    names: list[str] = []
+    for entry in players:
+        raw = entry.get("name") if isinstance(entry, dict) else entry
+        names.append(check_new_name(raw, names))
+    return names
+
+
+def check_new_name(raw: JSON, taken: Iterable[str]) -> str:
+    """A trimmed name of 1..40 characters, not already taken (ignoring case)."""
+    if not isinstance(raw, str):
+        raise InvalidEvent("bad_name")
+    name = raw.strip()
+    if not 1 <= len(name) <= NAME_MAX:
+        raise InvalidEvent("name_length", name=name[:NAME_MAX], max=NAME_MAX)
+    if name.casefold() in {other.casefold() for other in taken}:
+        raise InvalidEvent("duplicate_name", name=name)
+    return name
+
+
+def player_id(index: int) -> str:
+    """The id of the player created in position ``index`` (0-based); ids never change."""
+    return f"p{index + 1}"
+
+
+def find_player(state: dict, event: dict, key: str = "player") -> dict:
+    """The player an event names by id under ``key``; `InvalidEvent` ``unknown_player`` otherwise."""
+    wanted = event.get(key)
+    for player in state["players"]:
+        if player["id"] == wanted:
+            return player
+    raise InvalidEvent("unknown_player", player=str(wanted)[:40], field=key)
+
+
+def integer(event: dict, key: str, low: int, high: int, code: str = "bad_number") -> int:
+    """An integer field within ``low..high`` (booleans are not numbers here)."""
+    value = event.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidEvent(code, field=key, value=short(value), min=low, max=high)
+    return value
+
+
+def option_int(options: dict, key: str, default: int, low: int, high: int) -> int:
+    if key not in options:
+        return default
+    return integer(options, key, low, high, code="bad_option")
+
+
+def option_choice(options: dict, key: str, choices: tuple) -> Any:
+    value = options.get(key, choices[0])
+    if value not in choices:
+        raise InvalidEvent("bad_option", field=key, value=short(value), choices=list(choices))
+    return value
+
+
+def boolean(event: dict, key: str) -> bool:
+    value = event.get(key)
+    if not isinstance(value, bool):
+        raise InvalidEvent("bad_boolean", field=key, value=short(value))
+    return value
+
+
+def short(value: JSON) -> JSON:
+    """A value safe to echo back in an error's params: short and JSON."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return str(value)[:40]

@@ -1,0 +1,596 @@
+"""Le jeu existentiel: landing on adventures, jokers, the rendez-vous and its validations (RULES.md §1).
+
+This module owns the game's state, its events, what the table shows and when the game ends.
+
+State (plain JSON)::
+
+    {"titles": [29 strings], "rendezvous": None | {"at": "YYYY-MM-DDTHH:MM", "place": str | None},
+     "phase": "assigning" | "underway" | "over", "cycle": 1,
+     "players": [{"id", "name", "birth_month", "score", "offered", "current", "jokers",
+                  "completed", "refused", "status", "title", "must_accept", "reason"}]}
+
+``completed`` and ``refused`` are kept as sorted lists (the rules' sets). ``must_accept`` says the
+offered adventure is one the player refused before: they must accept it or lose a joker.
+``reason`` is the code of why a player is out of the game.
+
+Decisions where RULES.md is silent:
+
+- ``winners`` are the players who earned the title Maître Existentiel (Petit Chelem), named once
+  the game is over (like every game's ``winners``); with no such player nobody wins. The title
+  itself shows on the player as soon as it is earned. The Grand Chelem is never awarded.
+- A player who accepts adventure 29 leaves with ``current`` = 29: it is the adventure they live,
+  and it is never validated. Their ``reason`` is ``existentiel.left_29``.
+- The phase is stored, not derived: *under way* lasts while any playing player still has a
+  ``current`` adventure, so the first validation does not reopen the rolls. ``cycle`` counts the
+  assigning phases (1-based).
+- The rendez-vous stays as scheduled until it is moved; its date is never compared with the
+  clock (replay must not depend on when it runs).
+- An adventure refused and later accepted and completed stays in ``refused`` too: it is history,
+  and the landing rule never offers a completed adventure again.
+- The table option ``titles`` and every other option are checked strictly: an unknown option is
+  refused (``bad_option``) rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from engine.core import (
+    IllegalEvent,
+    InvalidEvent,
+    Outcome,
+    RuleError,
+    boolean,
+    check_new_name,
+    find_player,
+    integer,
+    player_id,
+    player_names,
+    short,
+)
+
+ID = "existentiel"
+
+ADVENTURES = 29
+DEATH = 29  # the adventure only lived at death: accepting it means leaving the game
+JOKERS = 3
+TITLE_MAX = 80
+PLACE_MAX = 120
+MAITRE = "maitre"
+RENDEZVOUS_FORMAT = "%Y-%m-%dT%H:%M"
+_RENDEZVOUS_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+ASSIGNING, UNDERWAY, OVER = "assigning", "underway", "over"
+PLAYING, ELIMINATED, LEFT = "playing", "eliminated", "left"
+
+MESSAGES = {
+    # Refusals.
+    "existentiel.no_players": (
+        "Il faut au moins un·e joueur·euse : « le jeu existentiel peut se jouer seul ou à plusieurs ».",
+        "At least one player is needed: “the existential game can be played alone or with others”.",
+    ),
+    "existentiel.bad_birth_month": (
+        (
+            "Le mois de naissance de {name} doit être un entier de 1 (janvier) à 12 (décembre) : "
+            "le premier dé s'y additionne (reçu : {value})."
+        ),
+        (
+            "{name}'s birth month must be a whole number from 1 (January) to 12 (December): "
+            "the first roll is added to it (got: {value})."
+        ),
+    ),
+    "existentiel.bad_titles": (
+        "L'option « titles » doit être une liste des 29 titres d'aventures, dans l'ordre (reçu : {count}).",
+        "The “titles” option must be a list of the 29 adventure titles, in order (got: {count}).",
+    ),
+    "existentiel.bad_title": (
+        "Le titre de l'aventure {adventure} doit être un texte de 1 à {max} caractères.",
+        "The title of adventure {adventure} must be text of 1 to {max} characters.",
+    ),
+    "existentiel.join_while_assigning": (
+        (
+            "On ne rejoint la partie que pendant l'attribution des aventures : les aventures en cours "
+            "doivent d'abord être validées au rendez-vous."
+        ),
+        (
+            "Players join only while adventures are being assigned: the adventures under way must "
+            "first be validated at the rendez-vous."
+        ),
+    ),
+    "existentiel.player_eliminated": (
+        "{name} a été éliminé·e et ne joue plus.",
+        "{name} has been eliminated and no longer plays.",
+    ),
+    "existentiel.player_left": (
+        "{name} a accepté l'aventure 29 et a quitté le jeu.",
+        "{name} accepted adventure 29 and has left the game.",
+    ),
+    "existentiel.adventures_underway": (
+        (
+            "Les aventures sont en cours : on ne tire, n'accepte ni ne refuse de nouvelle aventure avant "
+            "que le maître du jeu ait validé celle de chacun·e au rendez-vous."
+        ),
+        (
+            "The adventures are under way: no new adventure is rolled, accepted or refused until the "
+            "game master has validated everyone's at the rendez-vous."
+        ),
+    ),
+    "existentiel.already_offered": (
+        "{name} doit d'abord accepter ou refuser l'aventure {adventure} avant de retirer le dé.",
+        "{name} must first accept or refuse adventure {adventure} before rolling again.",
+    ),
+    "existentiel.already_current": (
+        "{name} a déjà accepté l'aventure {adventure} : elle se vit jusqu'au rendez-vous.",
+        "{name} already accepted adventure {adventure}: it is lived until the rendez-vous.",
+    ),
+    "existentiel.must_roll_first": (
+        "{name} n'a aucune aventure proposée : il faut d'abord tirer le dé.",
+        "{name} has no adventure offered: roll the die first.",
+    ),
+    "existentiel.validate_while_assigning": (
+        (
+            "On ne valide qu'au rendez-vous, une fois que chacun·e s'est vu attribuer une aventure "
+            "et l'a acceptée."
+        ),
+        "Validation happens at the rendez-vous, once everyone has been given an adventure and accepted it.",
+    ),
+    "existentiel.nothing_to_validate": (
+        "{name} n'a aucune aventure en cours à valider (déjà validée à ce rendez-vous).",
+        "{name} has no adventure under way to validate (already validated at this rendez-vous).",
+    ),
+    "existentiel.bad_rendezvous": (
+        "Le rendez-vous est une date et une heure, « AAAA-MM-JJTHH:MM » (reçu : {value}).",
+        "The rendez-vous is a date and time, “YYYY-MM-DDTHH:MM” (got: {value}).",
+    ),
+    "existentiel.bad_place": (
+        "Le lieu du rendez-vous est un texte d'au plus {max} caractères.",
+        "The rendez-vous place is text of at most {max} characters.",
+    ),
+    # Notes shown on the table (not refusals).
+    "existentiel.must_accept": (
+        (
+            "{name} retombe sur l'aventure {adventure}, déjà refusée : contraint·e de l'accepter, "
+            "sous peine de perdre un joker."
+        ),
+        ("{name} lands again on adventure {adventure}, refused before: they must accept it or lose a joker."),
+    ),
+    "existentiel.eliminated_refused": (
+        "Éliminé·e : a refusé de s'engager dans une aventure sans plus avoir de joker à perdre.",
+        "Eliminated: refused to take on an adventure with no joker left to lose.",
+    ),
+    "existentiel.eliminated_failed": (
+        (
+            "Éliminé·e : le maître du jeu a estimé l'aventure acceptée non réalisée, "
+            "sans plus de joker à perdre."
+        ),
+        "Eliminated: the game master judged the accepted adventure not lived, with no joker left to lose.",
+    ),
+    "existentiel.left_29": (
+        "A accepté l'aventure 29 et quitté le jeu sans être éliminé·e.",
+        "Accepted adventure 29 and left the game without being eliminated.",
+    ),
+    "existentiel.petit_chelem": (
+        (
+            "Petit Chelem existentiel : toutes les aventures sauf la 29 réalisées, puis la 29 acceptée. "
+            "Titre de Maître Existentiel."
+        ),
+        (
+            "Existential Petit Chelem: every adventure but 29 completed, then 29 accepted. "
+            "Title of Maître Existentiel."
+        ),
+    ),
+    "existentiel.grand_chelem_never": (
+        (
+            "Le Grand Chelem (Grand Maître Existentiel) exige l'aventure 29, vécue seulement à la mort : "
+            "il n'existe aucun Grand Maître Existentiel vivant."
+        ),
+        (
+            "The Grand Chelem (Grand Maître Existentiel) needs adventure 29, lived only at death: "
+            "there is no living Grand Maître Existentiel."
+        ),
+    ),
+    "existentiel.set_rendezvous": (
+        "Chacun·e a son aventure : au maître du jeu de fixer le rendez-vous.",
+        "Everyone has an adventure: the game master sets the rendez-vous.",
+    ),
+    "existentiel.all_out": (
+        "La partie est finie : plus personne n'est en lice.",
+        "The game is over: nobody is still playing.",
+    ),
+}
+
+
+# --- setup -----------------------------------------------------------------------------------------
+
+
+def _birth_month(entry, name: str) -> int:
+    value = entry.get("birth_month") if isinstance(entry, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 12:
+        raise InvalidEvent("existentiel.bad_birth_month", name=name, value=short(value))
+    return value
+
+
+def _new_player(index: int, name: str, birth_month: int) -> dict:
+    return {
+        "id": player_id(index),
+        "name": name,
+        "birth_month": birth_month,
+        "score": None,
+        "offered": None,
+        "current": None,
+        "jokers": JOKERS,
+        "completed": [],
+        "refused": [],
+        "status": PLAYING,
+        "title": None,
+        "must_accept": False,
+        "reason": None,
+    }
+
+
+def _title(raw, adventure: int) -> str:
+    title = raw.strip() if isinstance(raw, str) else ""
+    if not 1 <= len(title) <= TITLE_MAX:
+        raise InvalidEvent("existentiel.bad_title", adventure=adventure, max=TITLE_MAX)
+    return title
+
+
+def _titles(options: dict) -> list[str]:
+    raw = options.get("titles")
+    if raw is None:
+        return [f"Aventure {n}" for n in range(1, ADVENTURES + 1)]
+    if not isinstance(raw, list) or len(raw) != ADVENTURES:
+        count = len(raw) if isinstance(raw, list) else short(raw)
+        raise InvalidEvent("existentiel.bad_titles", count=count)
+    return [_title(title, n) for n, title in enumerate(raw, start=1)]
+
+
+def setup(players: list, options: dict) -> dict:
+    if isinstance(players, list) and not players:
+        raise InvalidEvent("existentiel.no_players")
+    names = player_names(players, 1, None)
+    months = [_birth_month(entry, name) for entry, name in zip(players, names, strict=True)]
+    if not isinstance(options, dict):
+        raise InvalidEvent("bad_options")
+    for key, value in options.items():
+        if key != "titles":
+            raise InvalidEvent("bad_option", field=short(key), value=short(value))
+    return {
+        "titles": _titles(options),
+        "rendezvous": None,
+        "phase": ASSIGNING,
+        "cycle": 1,
+        "players": [
+            _new_player(i, name, month) for i, (name, month) in enumerate(zip(names, months, strict=True))
+        ],
+    }
+
+
+# --- the landing rule ------------------------------------------------------------------------------
+
+
+def _base(player: dict) -> int:
+    """What the next roll adds to: the birth month for the first roll, then the score."""
+    return player["birth_month"] if player["score"] is None else player["score"]
+
+
+def landing(player: dict, die: int) -> dict:
+    """Where a roll of ``die`` takes ``player``, step by step; changes nothing."""
+    base = _base(player)
+    raw = base + die
+    wrapped = (raw - 1) % ADVENTURES + 1
+    adventure, skipped = wrapped, []
+    # Adventure 29 is never completed by a player still in the game, so this always stops.
+    while adventure in player["completed"]:
+        skipped.append(adventure)
+        adventure = adventure % ADVENTURES + 1
+    return {
+        "base": base,
+        "base_from": "birth_month" if player["score"] is None else "score",
+        "die": die,
+        "raw": raw,
+        "wrapped": wrapped,
+        "skipped": skipped,
+        "adventure": adventure,
+        "must_accept": adventure in player["refused"],
+    }
+
+
+# --- checks shared by the events -------------------------------------------------------------------
+
+
+def _who(player: dict, **more) -> dict:
+    return {"player": player["id"], "name": player["name"], **more}
+
+
+def _check_playing(player: dict) -> None:
+    if player["status"] == ELIMINATED:
+        raise IllegalEvent("existentiel.player_eliminated", **_who(player))
+    if player["status"] == LEFT:
+        raise IllegalEvent("existentiel.player_left", **_who(player))
+
+
+def _check_assigning(state: dict) -> None:
+    if state["phase"] != ASSIGNING:
+        raise IllegalEvent("existentiel.adventures_underway")
+
+
+def _check_may_roll(state: dict, player: dict) -> None:
+    _check_playing(player)
+    _check_assigning(state)
+    if player["offered"] is not None:
+        raise IllegalEvent("existentiel.already_offered", **_who(player, adventure=player["offered"]))
+    if player["current"] is not None:
+        raise IllegalEvent("existentiel.already_current", **_who(player, adventure=player["current"]))
+
+
+def _check_has_offer(state: dict, player: dict) -> None:
+    _check_playing(player)
+    _check_assigning(state)
+    if player["offered"] is None:
+        if player["current"] is not None:
+            raise IllegalEvent("existentiel.already_current", **_who(player, adventure=player["current"]))
+        raise IllegalEvent("existentiel.must_roll_first", **_who(player))
+
+
+def _check_may_validate(state: dict, player: dict) -> None:
+    _check_playing(player)
+    if state["phase"] != UNDERWAY:
+        raise IllegalEvent("existentiel.validate_while_assigning")
+    if player["current"] is None:
+        raise IllegalEvent("existentiel.nothing_to_validate", **_who(player))
+
+
+def _playing(state: dict) -> list[dict]:
+    return [p for p in state["players"] if p["status"] == PLAYING]
+
+
+def _lose_joker(player: dict, reason: str) -> None:
+    """The price of a refusal or a failure: a joker, or the game for a player with none left."""
+    if player["jokers"] > 0:
+        player["jokers"] -= 1
+    else:
+        player["status"] = ELIMINATED
+        player["reason"] = reason
+        player["offered"] = None
+        player["current"] = None
+        player["must_accept"] = False
+
+
+def _advance_phase(state: dict) -> None:
+    """Assigning until every playing player has a current adventure, under way until none has."""
+    playing = _playing(state)
+    if not playing:
+        state["phase"] = OVER
+    elif state["phase"] == ASSIGNING and all(p["current"] is not None for p in playing):
+        state["phase"] = UNDERWAY
+    elif state["phase"] == UNDERWAY and all(p["current"] is None for p in playing):
+        state["phase"] = ASSIGNING
+        state["cycle"] += 1
+
+
+# --- events ----------------------------------------------------------------------------------------
+
+
+def add_player(state: dict, event: dict) -> None:
+    if state["phase"] != ASSIGNING:
+        raise IllegalEvent("existentiel.join_while_assigning")
+    name = check_new_name(event.get("name"), [p["name"] for p in state["players"]])
+    birth_month = _birth_month(event, name)
+    state["players"].append(_new_player(len(state["players"]), name, birth_month))
+
+
+def roll(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    die = integer(event, "die", 1, 6)
+    _check_may_roll(state, player)
+    landed = landing(player, die)
+    player["score"] = landed["adventure"]
+    player["offered"] = landed["adventure"]
+    player["must_accept"] = landed["must_accept"]
+
+
+def accept(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    _check_has_offer(state, player)
+    adventure = player["offered"]
+    player["current"] = adventure
+    player["offered"] = None
+    player["must_accept"] = False
+    if adventure == DEATH:
+        player["status"] = LEFT
+        player["reason"] = "existentiel.left_29"
+        if all(n in player["completed"] for n in range(1, DEATH)):
+            player["title"] = MAITRE
+    _advance_phase(state)
+
+
+def refuse(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    _check_has_offer(state, player)
+    adventure = player["offered"]
+    _lose_joker(player, "existentiel.eliminated_refused")
+    if player["status"] == PLAYING:
+        if adventure not in player["refused"]:
+            player["refused"] = sorted(player["refused"] + [adventure])
+        # The score stays at the refused number: the next roll adds to it (RULES §1, Decision).
+        player["offered"] = None
+        player["must_accept"] = False
+    _advance_phase(state)
+
+
+def schedule(state: dict, event: dict) -> None:
+    at = event.get("at")
+    if not isinstance(at, str) or not _RENDEZVOUS_SHAPE.fullmatch(at):
+        raise InvalidEvent("existentiel.bad_rendezvous", value=short(at))
+    try:
+        datetime.strptime(at, RENDEZVOUS_FORMAT)
+    except ValueError:
+        raise InvalidEvent("existentiel.bad_rendezvous", value=at) from None
+    place = event.get("place")
+    if place is not None:
+        if not isinstance(place, str) or len(place.strip()) > PLACE_MAX:
+            raise InvalidEvent("existentiel.bad_place", max=PLACE_MAX)
+        place = place.strip() or None
+    state["rendezvous"] = {"at": at, "place": place}
+
+
+def validate(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    success = boolean(event, "success")
+    _check_may_validate(state, player)
+    adventure = player["current"]
+    if success:
+        player["completed"] = sorted(player["completed"] + [adventure])
+    else:
+        _lose_joker(player, "existentiel.eliminated_failed")
+    # The score stays at this adventure's number: the next roll starts from it.
+    player["current"] = None
+    _advance_phase(state)
+
+
+def set_title(state: dict, event: dict) -> None:
+    adventure = integer(event, "adventure", 1, ADVENTURES)
+    title = _title(event.get("title"), adventure)
+    state["titles"][adventure - 1] = title
+
+
+EVENTS = {
+    "add_player": add_player,
+    "roll": roll,
+    "accept": accept,
+    "refuse": refuse,
+    "schedule": schedule,
+    "validate": validate,
+    "set_title": set_title,
+}
+
+
+# --- the end ---------------------------------------------------------------------------------------
+
+
+def outcome(state: dict) -> Outcome | None:
+    if _playing(state):
+        return None
+    players = state["players"]
+    maitres = [p["id"] for p in players if p["title"] == MAITRE]
+    return Outcome(
+        tuple(maitres),
+        "existentiel.all_out",
+        {
+            "maitres": maitres,
+            "left": [p["id"] for p in players if p["status"] == LEFT],
+            "eliminated": [p["id"] for p in players if p["status"] == ELIMINATED],
+        },
+    )
+
+
+# --- what the table shows --------------------------------------------------------------------------
+
+
+def _actions(state: dict, player: dict) -> list[str]:
+    """The events the referee may enter for this player now."""
+    checks = (
+        ("roll", _check_may_roll),
+        ("accept", _check_has_offer),
+        ("refuse", _check_has_offer),
+        ("validate", _check_may_validate),
+    )
+    allowed = []
+    for name, check in checks:
+        try:
+            check(state, player)
+        except RuleError:
+            continue
+        allowed.append(name)
+    return allowed
+
+
+def _player_view(state: dict, player: dict) -> dict:
+    playing = player["status"] == PLAYING
+    return {
+        "id": player["id"],
+        "name": player["name"],
+        "birth_month": player["birth_month"],
+        "score": player["score"],
+        "offered": player["offered"],
+        "current": player["current"],
+        "jokers": player["jokers"],
+        "completed": list(player["completed"]),
+        "refused": list(player["refused"]),
+        "status": player["status"],
+        "title": player["title"],
+        "must_accept": player["must_accept"],
+        "reason": player["reason"],
+        "next_base": _base(player) if playing else None,
+        "actions": _actions(state, player) if playing else [],
+    }
+
+
+def view(state: dict) -> dict:
+    result = outcome(state)
+    playing = _playing(state)
+    if state["phase"] == ASSIGNING:
+        waiting_for = [p["id"] for p in playing if p["current"] is None]
+    else:
+        waiting_for = [p["id"] for p in playing if p["current"] is not None]
+    notes = []
+    if state["phase"] == UNDERWAY and state["rendezvous"] is None:
+        notes.append("existentiel.set_rendezvous")
+    if result is not None:
+        notes.append("existentiel.grand_chelem_never")
+    return {
+        "game": ID,
+        "phase": state["phase"],
+        "cycle": state["cycle"],
+        "rendezvous": dict(state["rendezvous"]) if state["rendezvous"] else None,
+        "over": result is not None,
+        "winners": list(result.winners) if result else [],
+        "outcome": {"reason": result.reason, **result.details} if result else None,
+        "titles": list(state["titles"]),
+        "waiting_for": waiting_for,
+        "notes": notes,
+        "players": [_player_view(state, p) for p in state["players"]],
+    }
+
+
+# --- checks for the UI (no state change) -----------------------------------------------------------
+
+
+def _landing_check(state: dict, params) -> dict:
+    """Which adventure a roll would give, with the steps; ``blocked`` says why the roll is not allowed now."""
+    if not isinstance(params, dict):
+        raise InvalidEvent("bad_event")
+    player = find_player(state, params)
+    die = integer(params, "die", 1, 6)
+    landed = landing(player, die)
+    try:
+        _check_may_roll(state, player)
+        blocked = None
+    except RuleError as error:
+        blocked = {"code": error.code, "params": error.params}
+    adventure = landed["adventure"]
+    return {
+        "ok": True,
+        "blocked": blocked,
+        "player": player["id"],
+        **landed,
+        "title": state["titles"][adventure - 1],
+        "leaves_if_accepted": adventure == DEATH,
+        "petit_chelem_if_accepted": adventure == DEATH
+        and all(n in player["completed"] for n in range(1, DEATH)),
+    }
+
+
+def _stakes_check(state: dict, params) -> dict:
+    """What a refusal or a failed validation would cost the player now: a joker, or the game."""
+    if not isinstance(params, dict):
+        raise InvalidEvent("bad_event")
+    player = find_player(state, params)
+    cost = "joker" if player["jokers"] > 0 else "elimination"
+    return {"ok": True, "player": player["id"], "jokers": player["jokers"], "refusal": cost, "failure": cost}
+
+
+CHECKS = {"landing": _landing_check, "stakes": _stakes_check}
+

@@ -1,0 +1,793 @@
+"""Le Grand Jeu de la Vie (GJDLV): the round score sheet and the rule checks (RULES.md §2).
+
+Owns the card notation (rank then suit: ``AS``, ``10H``, ``QD``), the validation of recorded cards,
+the scoring of a round (formol, nursery, consanguinity malus, royal newborns, the Queen's take),
+rounds, totals and winners, and the pure checks a referee asks for in a table dispute
+(fecundation, surrogacy, abortion, held-back ejaculation, imperial bonuses). Embryos in gestation
+are not tracked: the sheet records what counts at the end of a round, newborns and abortions.
+
+State (plain JSON)::
+
+    {"rules": "simples" | "abondantes", "rounds": 9 | 5, "round": 1, "first_seat": 0, "over": False,
+     "players": [{"id", "name", "round_scores": [int], "abortions": int,
+                  "newborns": [{"gf", "gm", "born_to", "take_used"}]}]}
+
+``players`` is in seating order, which is the order of play. ``newborns`` is a player's nursery in
+the open round, oldest first: the last one is the "most recent newborn" a Queen takes. ``born_to``
+is who gave birth; ``take_used`` is ``None`` except on a Queen newborn, where it says whether the
+take it gives its birth-giver has been recorded. Card input is read leniently (any case, ``1`` for
+the Ace, the suit symbols ♠♣♥♦) and always stored in the canonical notation.
+"""
+
+from __future__ import annotations
+
+from engine.core import (
+    IllegalEvent,
+    InvalidEvent,
+    Outcome,
+    find_player,
+    option_choice,
+    option_int,
+    player_id,
+    player_names,
+)
+
+ID = "gjdlv"
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+WRITTEN_FOR = (3, 4)
+SIMPLES, ABONDANTES = "simples", "abondantes"
+RULES_CHOICES = (SIMPLES, ABONDANTES)
+ROUNDS_CHOICES = (9, 5)  # à terme, prématurée
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+FACES = ("J", "Q", "K")
+SUITS = ("S", "C", "H", "D")
+RED, BLACK = ("H", "D"), ("S", "C")
+SUIT_SYMBOLS = {"♠": "S", "♤": "S", "♣": "C", "♧": "C", "♥": "H", "♡": "H", "♦": "D", "♢": "D"}
+
+POINTS_PER_ABORTION = 3  # an abortion puts 3 cards on the formol pile
+NEWBORN_BASE = 5
+CC_BASE = 6  # with c CC newborns, each is worth CC_BASE - c
+ROYAL_POINTS = {"K": 10, "Q": 0, "J": 5}  # Sang Royal, Petite Mère des peuples, Assassin Royal
+
+AGAINST_CHOICES = ("abortion", "surrogacy", "fecundation")
+
+MESSAGES = {
+    # Refusals of events and of checks' inputs.
+    "gjdlv.bad_card": (
+        "« {value} » n'est pas une carte ({field}) : le rang (A, 2…10, J, Q, K) puis la couleur "
+        "(S ♠, C ♣, H ♥, D ♦), par exemple AS, 10H, QD.",
+        "“{value}” is not a card ({field}): the rank (A, 2…10, J, Q, K) then the suit "
+        "(S ♠, C ♣, H ♥, D ♦), e.g. AS, 10H, QD.",
+    ),
+    "gjdlv.gf_must_be_red": (
+        "{card} ne peut pas être un Gamète Femelle ({field}) : les GF sont les cartes rouges ♥ ♦, "
+        "les noires sont des Gamètes Mâles.",
+        "{card} cannot be a female gamete ({field}): GF are the red cards ♥ ♦, "
+        "the black ones are male gametes.",
+    ),
+    "gjdlv.gm_must_be_black": (
+        "{card} ne peut pas être un Gamète Mâle ({field}) : les GM sont les cartes noires ♠ ♣, "
+        "les rouges sont des Gamètes Femelles.",
+        "{card} cannot be a male gamete ({field}): GM are the black cards ♠ ♣, "
+        "the red ones are female gametes.",
+    ),
+    "gjdlv.faces_need_abondantes": (
+        "{card} est un habillé : les Simples Règles écartent Rois, Dames et Valets, "
+        "qui ne jouent qu'en Règles Abondantes.",
+        "{card} is a face card: the Simples Règles leave Kings, Queens and Jacks out; "
+        "they only play in the Règles Abondantes.",
+    ),
+    "gjdlv.imperial_needs_royal": (
+        "{gm} est un Spermatozoïde Impérial : il ne féconde que les Ovules Royaux (habillés rouges), "
+        "pas {gf} ; un GF simple se féconde avec un GM simple.",
+        "{gm} is an Imperial Sperm: it only fecundates Royal Ova (red faces), not {gf}; "
+        "a number GF is fecundated by a number GM.",
+    ),
+    "gjdlv.card_already_recorded": (
+        "La carte {card} est déjà notée dans cette manche : chaque carte n'existe qu'une fois dans le jeu.",
+        "The card {card} is already recorded in this round: each card exists once in the deck.",
+    ),
+    "gjdlv.steal_from_self": (
+        "La Dame « Petite Mère des peuples » prend le dernier nouveau-né d'un·e concurrent·e, "
+        "pas l'un des siens.",
+        "The Queen “Petite Mère des peuples” takes the most recent newborn of an opponent, "
+        "not one's own.",
+    ),
+    "gjdlv.no_queen_take": (
+        "Seul un nouveau-né Dame (« Petite Mère des peuples ») permet de prendre un nouveau-né, une fois "
+        "par Dame : {player} n'a mis au monde aucune Dame dont la prise reste à faire dans cette manche.",
+        "Only a Queen newborn (“Petite Mère des peuples”) lets its owner take a newborn, once per Queen: "
+        "{player} has given birth to no Queen with an unused take in this round.",
+    ),
+    "gjdlv.nothing_to_steal": (
+        "{victim} n'a aucun nouveau-né dans cette manche : la Dame n'a rien à y prendre.",
+        "{victim} has no newborn in this round: the Queen has nothing to take there.",
+    ),
+    "gjdlv.duplicate_card": (
+        "La carte {card} est donnée deux fois : chaque carte n'existe qu'une fois dans le jeu.",
+        "The card {card} is given twice: each card exists once in the deck.",
+    ),
+    "gjdlv.bad_gms": (
+        "« gms » associe chaque joueur·euse qui éjacule à son Gamète Mâle (par exemple p1 → 4S).",
+        "“gms” maps each ejaculating player to their male gamete (e.g. p1 → 4S).",
+    ),
+    "gjdlv.bad_against": (
+        "« against » vaut abortion, surrogacy ou fecundation (reçu : {value}).",
+        "“against” is abortion, surrogacy or fecundation (got: {value}).",
+    ),
+    "gjdlv.bad_check_params": (
+        "Les paramètres d'une vérification forment un objet.",
+        "A check's parameters are an object.",
+    ),
+    "gjdlv.unknown_check": (
+        "Vérification inconnue « {check} ».",
+        "Unknown check “{check}”.",
+    ),
+    # Notes and outcomes.
+    "gjdlv.note_player_count": (
+        "Les règles sont écrites pour 3 ou 4 joueur·euses ; cette table en compte {count}.",
+        "The rules are written for 3 or 4 players; this table has {count}.",
+    ),
+    "gjdlv.highest_total": (
+        "Partie terminée : {names} l'emporte avec {total} points.",
+        "Game over: {names} wins with {total} points.",
+    ),
+    "gjdlv.shared_total": (
+        "Partie terminée : égalité à {total} points, {names} se partagent la victoire.",
+        "Game over: a tie at {total} points, {names} share the win.",
+    ),
+    # Answers of the checks.
+    "gjdlv.check.fecundate_number": (
+        "{gm} peut féconder {gf} : deux cartes simples, Écart Génétique {eg}.",
+        "{gm} may fecundate {gf}: two number cards, genetic gap {eg}.",
+    ),
+    "gjdlv.check.fecundate_cc": (
+        "{gm} peut féconder {gf}, mais l'Écart Génétique est 0 : ce sera un Consanguin Complet.",
+        "{gm} may fecundate {gf}, but the genetic gap is 0: it will be a Consanguin Complet.",
+    ),
+    "gjdlv.check.fecundate_royal": (
+        "{gm} peut féconder {gf} : un Ovule Royal se féconde avec n'importe quel Gamète Mâle.",
+        "{gm} may fecundate {gf}: a Royal Ovum is fecundated by any male gamete.",
+    ),
+    "gjdlv.check.fecundate_imperial_on_number": (
+        "{gm} ne peut pas féconder {gf} : un Spermatozoïde Impérial ne féconde que les Ovules Royaux.",
+        "{gm} may not fecundate {gf}: an Imperial Sperm only fecundates Royal Ova.",
+    ),
+    "gjdlv.check.surrogate_closer": (
+        "{new_gm} peut mère-porter l'embryon {gf}/{gm} : il est strictement plus proche de {gf} "
+        "(Écart Génétique {eg_after} au lieu de {eg_before}). {gm} va au Mouchoir, l'embryon passe "
+        "dans l'utérus de l'attaquant·e.",
+        "{new_gm} may surrogate the embryo {gf}/{gm}: it is strictly closer to {gf} "
+        "(genetic gap {eg_after} instead of {eg_before}). {gm} goes to the Mouchoir, the embryo moves "
+        "to the attacker's uterus.",
+    ),
+    "gjdlv.check.surrogate_cc": (
+        "{new_gm} peut mère-porter l'embryon {gf}/{gm} (Écart Génétique 0 au lieu de {eg_before}), "
+        "mais ce sera un Consanguin Complet. {gm} va au Mouchoir, l'embryon passe dans l'utérus de "
+        "l'attaquant·e.",
+        "{new_gm} may surrogate the embryo {gf}/{gm} (genetic gap 0 instead of {eg_before}), "
+        "but it will be a Consanguin Complet. {gm} goes to the Mouchoir, the embryo moves to the "
+        "attacker's uterus.",
+    ),
+    "gjdlv.check.surrogate_not_closer": (
+        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm} : une mère porteuse doit réduire "
+        "l'Écart Génétique, or {new_gm} donnerait {eg_after}, pas moins de {eg_before}.",
+        "{new_gm} may not surrogate the embryo {gf}/{gm}: a surrogacy must reduce the genetic gap, "
+        "and {new_gm} would give {eg_after}, not less than {eg_before}.",
+    ),
+    "gjdlv.check.surrogate_imperial_on_number": (
+        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm} : un Spermatozoïde Impérial ne "
+        "mère-porte que les embryons d'un Ovule Royal.",
+        "{new_gm} may not surrogate the embryo {gf}/{gm}: an Imperial Sperm only surrogates embryos "
+        "of a Royal Ovum.",
+    ),
+    "gjdlv.check.surrogate_royal": (
+        "{new_gm} peut mère-porter l'embryon {gf}/{gm} : tout Spermatozoïde Impérial mère-porte un "
+        "Ovule Royal, sans hiérarchie. {gm} va au Mouchoir, l'embryon passe dans l'utérus de "
+        "l'attaquant·e.",
+        "{new_gm} may surrogate the embryo {gf}/{gm}: any Imperial Sperm surrogates a Royal Ovum, "
+        "with no hierarchy. {gm} goes to the Mouchoir, the embryo moves to the attacker's uterus.",
+    ),
+    "gjdlv.check.surrogate_royal_needs_imperial": (
+        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm} : un Ovule Royal ne se mère-porte "
+        "qu'avec un Spermatozoïde Impérial, jamais avec une carte simple.",
+        "{new_gm} may not surrogate the embryo {gf}/{gm}: a Royal Ovum is surrogated only with an "
+        "Imperial Sperm, never with a number card.",
+    ),
+    "gjdlv.check.surrogate_same_card": (
+        "{new_gm} est déjà le GM de l'embryon {gf}/{gm} : chaque carte n'existe qu'une fois.",
+        "{new_gm} already is the GM of the embryo {gf}/{gm}: each card exists once.",
+    ),
+    "gjdlv.check.abortion_ok": (
+        "{answer} avorte la fécondation faite avec {gm} : c'est l'autre Gamète Mâle noir du même rang. "
+        "Les trois cartes (le GF, {gm} et {answer}) vont au Formol de qui avorte : 3 points.",
+        "{answer} aborts the fecundation made with {gm}: it is the other black male gamete of the same "
+        "rank. The three cards (the GF, {gm} and {answer}) go to the aborter's formol: 3 points.",
+    ),
+    "gjdlv.check.abortion_other_rank": (
+        "{answer} n'avorte pas une fécondation faite avec {gm} : seul le GM noir de même rang "
+        "({other}) le peut.",
+        "{answer} does not abort a fecundation made with {gm}: only the black GM of the same rank "
+        "({other}) does.",
+    ),
+    "gjdlv.check.abortion_same_card": (
+        "{answer} est la carte même qui a fécondé : on avorte avec l'autre GM noir du même rang ({other}).",
+        "{answer} is the very card that fecundated: an abortion takes the other black GM of the same "
+        "rank ({other}).",
+    ),
+    "gjdlv.check.ejaculation_none": (
+        "Personne n'éjacule sur {gf} : menstruations, {gf} va à la Diva Cup.",
+        "Nobody ejaculates on {gf}: menstruation, {gf} goes to the Diva Cup.",
+    ),
+    "gjdlv.check.ejaculation_single": (
+        "Une seule éjaculation sur {gf} : {winner} féconde avec {gm} et place l'embryon dans son utérus.",
+        "A single ejaculation on {gf}: {winner} fecundates with {gm} and puts the embryo in their uterus.",
+    ),
+    "gjdlv.check.ejaculation_lowest": (
+        "{winner} remporte {gf} avec {gm}, le plus faible Écart Génétique restant ({eg}) ; les "
+        "Écarts à égalité et les vaincus vont au Mouchoir.",
+        "{winner} wins {gf} with {gm}, the lowest genetic gap left ({eg}); the tied gaps and the "
+        "beaten go to the Mouchoir.",
+    ),
+    "gjdlv.check.ejaculation_all_tied": (
+        "Toutes les éjaculations sur {gf} ont un Écart Génétique partagé : toutes vont au Mouchoir, "
+        "personne ne féconde et {gf} va à la Diva Cup.",
+        "Every ejaculation on {gf} shares its genetic gap with another: all go to the Mouchoir, nobody "
+        "fecundates and {gf} goes to the Diva Cup.",
+    ),
+    "gjdlv.check.ejaculation_royal_tied": (
+        "{count} éjaculations sur l'Ovule Royal {gf} : sans Écart Génétique elles sont toutes à égalité, "
+        "toutes vont au Mouchoir et {gf} va à la Diva Cup.",
+        "{count} ejaculations on the Royal Ovum {gf}: with no genetic gap they are all tied, all go "
+        "to the Mouchoir and {gf} goes to the Diva Cup.",
+    ),
+    "gjdlv.check.bonus_manif_pour_tous": (
+        "Le Roi {card} en « Manif pour Tous » annule l'avortement : le GM qui avortait et {card} vont "
+        "au Mouchoir, aucun point, l'embryon reste intact.",
+        "The King {card} as “Manif pour Tous” cancels the abortion: the aborting GM and {card} go to "
+        "the Mouchoir, no points, the embryo stays intact.",
+    ),
+    "gjdlv.check.bonus_amour_maternel": (
+        "La Dame {card} en « Amour Maternel » annule la mère porteuse : le GM qui mère-portait et "
+        "{card} vont au Mouchoir, aucun point, l'embryon reste chez sa·on propriétaire.",
+        "The Queen {card} as “Amour Maternel” cancels the surrogacy: the surrogating GM and {card} go "
+        "to the Mouchoir, no points, the embryo stays with its owner.",
+    ),
+    "gjdlv.check.bonus_guilde_du_cintre": (
+        "Le Valet {card} en « Guilde du Cintre » avorte la fécondation, quels que soient les gamètes : "
+        "le GF, le GM et {card} vont au Formol de qui joue le Valet, 3 points.",
+        "The Jack {card} as “Guilde du Cintre” aborts the fecundation, whatever the gametes: the GF, "
+        "the GM and {card} go to the Jack player's formol, 3 points.",
+    ),
+    "gjdlv.check.bonus_guilde_du_cintre_surrogacy": (
+        "Le Valet {card} en « Guilde du Cintre » avorte la mère porteuse, qui est une fécondation : "
+        "le GF, le GM qui mère-portait et {card} vont au Formol de qui joue le Valet, 3 points ; "
+        "le GM remplacé est déjà au Mouchoir.",
+        "The Jack {card} as “Guilde du Cintre” aborts the surrogacy, which is a fecundation: the GF, "
+        "the surrogating GM and {card} go to the Jack player's formol, 3 points; the replaced GM is "
+        "already in the Mouchoir.",
+    ),
+    "gjdlv.check.bonus_king_only_abortion": (
+        "Le Roi {card} (« Manif pour Tous ») n'annule qu'un avortement.",
+        "The King {card} (“Manif pour Tous”) only cancels an abortion.",
+    ),
+    "gjdlv.check.bonus_queen_only_surrogacy": (
+        "La Dame {card} (« Amour Maternel ») n'annule qu'une mère porteuse.",
+        "The Queen {card} (“Amour Maternel”) only cancels a surrogacy.",
+    ),
+    "gjdlv.check.bonus_jack_only_fecundation": (
+        "Le Valet {card} (« Guilde du Cintre ») avorte une fécondation ; il n'annule pas un avortement "
+        "(c'est le Roi « Manif pour Tous »).",
+        "The Jack {card} (“Guilde du Cintre”) aborts a fecundation; it does not cancel an abortion "
+        "(the King “Manif pour Tous” does).",
+    ),
+    "gjdlv.check.bonus_not_imperial": (
+        "{card} n'a pas de pouvoir : seuls les Spermatozoïdes Impériaux (habillés noirs) sont des "
+        "cartes bonus.",
+        "{card} has no power: only the Imperial Sperms (black faces) are bonus cards.",
+    ),
+}
+
+
+# --- cards -------------------------------------------------------------------------------------------
+
+
+def parse_card(value, field: str) -> str:
+    """The canonical notation of a card (``"4s"``, ``"1♠"`` -> ``"4S"``, ``"AS"``); `InvalidEvent` else."""
+    text = value.strip().upper().replace("\ufe0f", "") if isinstance(value, str) else ""
+    if text[-1:] in SUIT_SYMBOLS:
+        text = text[:-1] + SUIT_SYMBOLS[text[-1]]
+    rank, suit = text[:-1], text[-1:]
+    if rank == "1":
+        rank = "A"
+    if rank not in RANKS or suit not in SUITS:
+        raise InvalidEvent("gjdlv.bad_card", field=field, value=_echo(value))
+    return rank + suit
+
+
+def rank_of(card: str) -> str:
+    return card[:-1]
+
+
+def suit_of(card: str) -> str:
+    return card[-1]
+
+
+def is_face(card: str) -> bool:
+    return rank_of(card) in FACES
+
+
+def value_of(card: str) -> int | None:
+    """A number card's value (Ace 1); faces have none."""
+    rank = rank_of(card)
+    if rank in FACES:
+        return None
+    return 1 if rank == "A" else int(rank)
+
+
+def deck_order(card: str) -> tuple[int, int]:
+    return SUITS.index(suit_of(card)), RANKS.index(rank_of(card))
+
+
+def _rules(state) -> str:
+    # A check may be asked with no table at all (a rules page): every card then exists.
+    return state.get("rules", ABONDANTES) if isinstance(state, dict) else ABONDANTES
+
+
+def _allowed(rules: str, card: str) -> None:
+    if is_face(card) and rules != ABONDANTES:
+        raise IllegalEvent("gjdlv.faces_need_abondantes", card=card)
+
+
+def _gf(rules: str, source: dict, field: str) -> str:
+    return _red(rules, source.get(field), field)
+
+
+def _gm(rules: str, source: dict, field: str) -> str:
+    return _black(rules, source.get(field), field)
+
+
+def _red(rules: str, raw, field: str) -> str:
+    card = parse_card(raw, field)
+    if suit_of(card) not in RED:
+        raise InvalidEvent("gjdlv.gf_must_be_red", card=card, field=field)
+    _allowed(rules, card)
+    return card
+
+
+def _black(rules: str, raw, field: str) -> str:
+    card = parse_card(raw, field)
+    if suit_of(card) not in BLACK:
+        raise InvalidEvent("gjdlv.gm_must_be_black", card=card, field=field)
+    _allowed(rules, card)
+    return card
+
+
+def may_fecundate(gf: str, gm: str) -> bool:
+    """A royal GF takes any GM; a number GF only a number GM."""
+    return is_face(gf) or not is_face(gm)
+
+
+def _check_fecundation(gf: str, gm: str) -> None:
+    if not may_fecundate(gf, gm):
+        raise IllegalEvent("gjdlv.imperial_needs_royal", gf=gf, gm=gm)
+
+
+def genetic_gap(gf: str, gm: str) -> int | None:
+    """EG = |GM − GF| for two number cards; ``None`` when a face is involved."""
+    if is_face(gf) or is_face(gm):
+        return None
+    return abs(value_of(gm) - value_of(gf))
+
+
+# --- scoring -----------------------------------------------------------------------------------------
+
+
+def nursery(newborns: list[dict]) -> list[dict]:
+    """Each newborn with its EG, CC flag and points, the consanguinity malus applied."""
+    rows = []
+    for newborn in newborns:
+        gf, gm = newborn["gf"], newborn["gm"]
+        royal = is_face(gf)
+        eg = None if royal else genetic_gap(gf, gm)
+        rows.append({"gf": gf, "gm": gm, "eg": eg, "cc": eg == 0, "royal": royal})
+    cc_count = sum(row["cc"] for row in rows)
+    for row in rows:
+        if row["royal"]:
+            row["points"] = ROYAL_POINTS[rank_of(row["gf"])]
+        elif row["cc"]:
+            row["points"] = cc_value(cc_count)
+        else:
+            row["points"] = NEWBORN_BASE + row["eg"]
+    return rows
+
+
+def cc_value(cc_count: int) -> int | None:
+    """What each CC is worth when there are ``cc_count`` of them (RULES: linear, negative from the 7th)."""
+    return CC_BASE - cc_count if cc_count >= 1 else None
+
+
+def round_score(player: dict) -> int:
+    """Formol plus nursery for the open round."""
+    formol = POINTS_PER_ABORTION * player["abortions"]
+    return formol + sum(row["points"] for row in nursery(player["newborns"]))
+
+
+def _used_cards(state: dict) -> list[str]:
+    cards = [card for p in state["players"] for n in p["newborns"] for card in (n["gf"], n["gm"])]
+    return sorted(cards, key=deck_order)
+
+
+def _unused_queen(state: dict, pid: str) -> dict | None:
+    """The first Queen newborn given birth by ``pid`` whose take is still to be recorded."""
+    for player in state["players"]:
+        for newborn in player["newborns"]:
+            if newborn["born_to"] == pid and newborn["take_used"] is False:
+                return newborn
+    return None
+
+
+def _queens_unused(state: dict, pid: str) -> int:
+    return sum(
+        1
+        for p in state["players"]
+        for n in p["newborns"]
+        if n["born_to"] == pid and n["take_used"] is False
+    )
+
+
+# --- setup and events --------------------------------------------------------------------------------
+
+
+def setup(players, options: dict) -> dict:
+    names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
+    rules = option_choice(options, "rules", RULES_CHOICES)
+    rounds = options.get("rounds", ROUNDS_CHOICES[0])
+    # 9.0 == 9 and True == 1 in Python: only a real int is a number of rounds.
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds not in ROUNDS_CHOICES:
+        raise InvalidEvent("bad_option", field="rounds", value=_echo(rounds), choices=list(ROUNDS_CHOICES))
+    first = option_int(options, "first_player", 0, 0, len(names) - 1)
+    return {
+        "rules": rules,
+        "rounds": rounds,
+        "round": 1,
+        "first_seat": first,
+        "over": False,
+        "players": [
+            {"id": player_id(i), "name": name, "round_scores": [], "abortions": 0, "newborns": []}
+            for i, name in enumerate(names)
+        ],
+    }
+
+
+def _newborn(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    rules = state["rules"]
+    gf = _gf(rules, event, "gf")
+    gm = _gm(rules, event, "gm")
+    _check_fecundation(gf, gm)
+    used = set(_used_cards(state))
+    for field, card in (("gf", gf), ("gm", gm)):
+        if card in used:
+            raise IllegalEvent("gjdlv.card_already_recorded", card=card, field=field)
+    player["newborns"].append(
+        {"gf": gf, "gm": gm, "born_to": player["id"], "take_used": False if rank_of(gf) == "Q" else None}
+    )
+
+
+def _abortion(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    player["abortions"] += 1
+
+
+def _steal_newborn(state: dict, event: dict) -> None:
+    thief = find_player(state, event, "player")
+    victim = find_player(state, event, "from")
+    if victim["id"] == thief["id"]:
+        raise IllegalEvent("gjdlv.steal_from_self", player=thief["name"])
+    queen = _unused_queen(state, thief["id"])
+    if queen is None:
+        raise IllegalEvent("gjdlv.no_queen_take", player=thief["name"])
+    if not victim["newborns"]:
+        raise IllegalEvent("gjdlv.nothing_to_steal", victim=victim["name"])
+    # The taken newborn lands on top of the thief's nursery: it is now their most recent.
+    thief["newborns"].append(victim["newborns"].pop())
+    queen["take_used"] = True
+
+
+def _close_round(state: dict, event: dict) -> None:
+    for player in state["players"]:
+        player["round_scores"].append(round_score(player))
+        player["abortions"] = 0
+        player["newborns"] = []
+    if state["round"] >= state["rounds"]:
+        state["over"] = True
+    else:
+        state["round"] += 1
+        state["first_seat"] = (state["first_seat"] + 1) % len(state["players"])
+
+
+EVENTS = {
+    "newborn": _newborn,
+    "abortion": _abortion,
+    "steal_newborn": _steal_newborn,
+    "close_round": _close_round,
+}
+
+
+# --- the end and the view ----------------------------------------------------------------------------
+
+
+def total(player: dict) -> int:
+    return sum(player["round_scores"])
+
+
+def outcome(state: dict) -> Outcome | None:
+    if not state["over"]:
+        return None
+    best = max(total(p) for p in state["players"])
+    winners = [p for p in state["players"] if total(p) == best]
+    reason = "gjdlv.highest_total" if len(winners) == 1 else "gjdlv.shared_total"
+    return Outcome(
+        tuple(p["id"] for p in winners),
+        reason,
+        {
+            "total": best,
+            "names": ", ".join(p["name"] for p in winners),
+            "totals": {p["id"]: total(p) for p in state["players"]},
+        },
+    )
+
+
+def _player_view(state: dict, player: dict) -> dict:
+    rows = nursery(player["newborns"])
+    cc = sum(row["cc"] for row in rows)
+    formol = POINTS_PER_ABORTION * player["abortions"]
+    nursery_points = sum(row["points"] for row in rows)
+    return {
+        "id": player["id"],
+        "name": player["name"],
+        "round_score": formol + nursery_points,
+        "round_scores": list(player["round_scores"]),
+        "total": total(player),
+        "newborns": rows,
+        "abortions": player["abortions"],
+        "formol": formol,
+        "nursery": nursery_points,
+        "cc": cc,
+        "cc_value": cc_value(cc),
+        "queens_unused": _queens_unused(state, player["id"]),
+    }
+
+
+def view(state: dict) -> dict:
+    result = outcome(state)
+    count = len(state["players"])
+    note = None
+    if not WRITTEN_FOR[0] <= count <= WRITTEN_FOR[1]:
+        note = {"code": "gjdlv.note_player_count", "params": {"count": count}}
+    return {
+        "game": ID,
+        "round": state["round"],
+        "rounds": state["rounds"],
+        "rules": state["rules"],
+        "first_player": state["players"][state["first_seat"]]["id"],
+        "over": result is not None,
+        "winners": list(result.winners) if result else [],
+        "outcome": {"reason": result.reason, **result.details} if result else None,
+        "used_cards": _used_cards(state),
+        "note": note,
+        "players": [_player_view(state, p) for p in state["players"]],
+    }
+
+
+# --- checks for table disputes (no state change) -----------------------------------------------------
+
+
+def _params(params) -> dict:
+    if not isinstance(params, dict):
+        raise InvalidEvent("gjdlv.bad_check_params")
+    return params
+
+
+def _answer(ok: bool, code: str, params: dict, **extra) -> dict:
+    return {"ok": ok, "code": code, "params": params, **extra}
+
+
+def check_fecundate(state, params) -> dict:
+    """May this GM fecundate this GF?"""
+    params = _params(params)
+    rules = _rules(state)
+    gf, gm = _gf(rules, params, "gf"), _gm(rules, params, "gm")
+    eg = genetic_gap(gf, gm)
+    facts = {"gf": gf, "gm": gm, "eg": eg}
+    if is_face(gf):
+        return _answer(True, "gjdlv.check.fecundate_royal", facts, eg=None, cc=False, royal=True)
+    if is_face(gm):
+        code = "gjdlv.check.fecundate_imperial_on_number"
+        return _answer(False, code, facts, eg=None, cc=False, royal=False)
+    code = "gjdlv.check.fecundate_cc" if eg == 0 else "gjdlv.check.fecundate_number"
+    return _answer(True, code, facts, eg=eg, cc=eg == 0, royal=False)
+
+
+def check_surrogate(state, params) -> dict:
+    """May ``new_gm`` take the embryo (gf, gm) as a mère porteuse?"""
+    params = _params(params)
+    rules = _rules(state)
+    gf, gm = _gf(rules, params, "gf"), _gm(rules, params, "gm")
+    _check_fecundation(gf, gm)
+    new_gm = _gm(rules, params, "new_gm")
+    facts = {"gf": gf, "gm": gm, "new_gm": new_gm, "eg_before": genetic_gap(gf, gm), "eg_after": None}
+    taken = {"mouchoir": [gm], "embryo": {"gf": gf, "gm": new_gm}}
+    if new_gm == gm:
+        return _answer(False, "gjdlv.check.surrogate_same_card", facts)
+    if is_face(gf):
+        if is_face(new_gm):
+            return _answer(True, "gjdlv.check.surrogate_royal", facts, **taken)
+        return _answer(False, "gjdlv.check.surrogate_royal_needs_imperial", facts)
+    if is_face(new_gm):
+        return _answer(False, "gjdlv.check.surrogate_imperial_on_number", facts)
+    before, after = facts["eg_before"], genetic_gap(gf, new_gm)
+    facts["eg_after"] = after
+    # The values a surrogate GM may have, for the referee's screen: strictly closer to the GF.
+    closer = [v for v in range(1, 11) if abs(v - value_of(gf)) < before]
+    if after < before:
+        code = "gjdlv.check.surrogate_cc" if after == 0 else "gjdlv.check.surrogate_closer"
+        return _answer(True, code, facts, closer=closer, cc=after == 0, **taken)
+    return _answer(False, "gjdlv.check.surrogate_not_closer", facts, closer=closer)
+
+
+def _other_black(card: str) -> str:
+    return rank_of(card) + ("C" if suit_of(card) == "S" else "S")
+
+
+def check_abortion(state, params) -> dict:
+    """Does the black card ``answer`` abort a fecundation made with ``gm``?"""
+    params = _params(params)
+    rules = _rules(state)
+    gm, answer = _gm(rules, params, "gm"), _gm(rules, params, "answer")
+    facts = {"gm": gm, "answer": answer, "other": _other_black(gm)}
+    if answer == gm:
+        return _answer(False, "gjdlv.check.abortion_same_card", facts)
+    if rank_of(answer) != rank_of(gm):
+        return _answer(False, "gjdlv.check.abortion_other_rank", facts)
+    return _answer(True, "gjdlv.check.abortion_ok", facts, formol=["gf", gm, answer], formol_points=3)
+
+
+def check_ejaculation(state, params) -> dict:
+    """Who fecundates an unfecundated GF among the held-back GMs ejaculated on it?"""
+    params = _params(params)
+    rules = _rules(state)
+    gf = _gf(rules, params, "gf")
+    gms_in = params.get("gms")
+    if not isinstance(gms_in, dict) or not all(isinstance(k, str) and 1 <= len(k) <= 40 for k in gms_in):
+        raise InvalidEvent("gjdlv.bad_gms")
+    gms: dict[str, str] = {}
+    for pid, raw in gms_in.items():
+        gm = _black(rules, raw, f"gms.{pid}")
+        _check_fecundation(gf, gm)
+        if gm in gms.values():
+            raise InvalidEvent("gjdlv.duplicate_card", card=gm)
+        gms[pid] = gm
+    egs = {pid: genetic_gap(gf, gm) for pid, gm in gms.items()}
+    if is_face(gf) and len(gms) >= 2:
+        # No EG on a Royal Ovum: every ejaculation ties with every other (RULES Decision).
+        tied, beaten, winner = sorted(gms), [], None
+    else:
+        counts: dict = {}
+        for eg in egs.values():
+            counts[eg] = counts.get(eg, 0) + 1
+        tied = sorted(pid for pid, eg in egs.items() if counts[eg] > 1)
+        left = [pid for pid in gms if counts[egs[pid]] == 1]
+        winner = min(left, key=lambda pid: egs[pid]) if left else None
+        beaten = sorted(pid for pid in left if pid != winner)
+    facts = {"gf": gf, "count": len(gms), "winner": winner, "gm": gms.get(winner), "eg": egs.get(winner)}
+    if not gms:
+        code = "gjdlv.check.ejaculation_none"
+    elif len(gms) == 1:
+        code = "gjdlv.check.ejaculation_single"
+    elif winner is not None:
+        code = "gjdlv.check.ejaculation_lowest"
+    elif is_face(gf):
+        code = "gjdlv.check.ejaculation_royal_tied"
+    else:
+        code = "gjdlv.check.ejaculation_all_tied"
+    return _answer(
+        winner is not None,
+        code,
+        facts,
+        winner=winner,
+        embryo={"gf": gf, "gm": gms[winner]} if winner else None,
+        egs=egs,
+        tied=tied,
+        beaten=beaten,
+        mouchoir=sorted((gm for pid, gm in gms.items() if pid != winner), key=deck_order),
+        diva_cup=winner is None,
+    )
+
+
+def check_bonus(state, params) -> dict:
+    """What an imperial bonus does against an abortion, a surrogacy or a fecundation."""
+    params = _params(params)
+    rules = _rules(state)
+    card = _gm(rules, params, "card")
+    against = params.get("against")
+    if against not in AGAINST_CHOICES:
+        raise InvalidEvent("gjdlv.bad_against", value=_echo(against), choices=list(AGAINST_CHOICES))
+    facts = {"card": card, "against": against}
+    rank = rank_of(card)
+    if rank not in FACES:
+        return _answer(False, "gjdlv.check.bonus_not_imperial", facts)
+    if rank == "K":
+        if against == "abortion":
+            return _answer(
+                True,
+                "gjdlv.check.bonus_manif_pour_tous",
+                facts,
+                mouchoir=["aborting_gm", card],
+                formol=[],
+                formol_points=0,
+                embryo="stays",
+            )
+        return _answer(False, "gjdlv.check.bonus_king_only_abortion", facts)
+    if rank == "Q":
+        if against == "surrogacy":
+            return _answer(
+                True,
+                "gjdlv.check.bonus_amour_maternel",
+                facts,
+                mouchoir=["surrogating_gm", card],
+                formol=[],
+                formol_points=0,
+                embryo="stays_with_owner",
+            )
+        return _answer(False, "gjdlv.check.bonus_queen_only_surrogacy", facts)
+    if against == "fecundation":
+        return _answer(
+            True,
+            "gjdlv.check.bonus_guilde_du_cintre",
+            facts,
+            mouchoir=[],
+            formol=["gf", "gm", card],
+            formol_points=POINTS_PER_ABORTION,
+            embryo="aborted",
+        )
+    if against == "surrogacy":
+        # The text counts a surrogacy among fecundations ("fécondation directe, mère porteuse ou
+        # retenue"); the GM it replaced already went to the Mouchoir.
+        return _answer(
+            True,
+            "gjdlv.check.bonus_guilde_du_cintre_surrogacy",
+            facts,
+            mouchoir=["replaced_gm"],
+            formol=["gf", "surrogating_gm", card],
+            formol_points=POINTS_PER_ABORTION,
+            embryo="aborted",
+        )
+    return _answer(False, "gjdlv.check.bonus_jack_only_fecundation", facts)
+
+
+CHECKS = {
+    "fecundate": check_fecundate,
+    "surrogate": check_surrogate,
+    "abortion": check_abortion,
+    "ejaculation": check_ejaculation,
+    "bonus": check_bonus,
+}
+
+
+def check(state, name, params) -> dict:
+    """Run the check ``name``; `InvalidEvent` ``gjdlv.unknown_check`` for any other name."""
+    fn = CHECKS.get(name) if isinstance(name, str) else None
+    if fn is None:
+        raise InvalidEvent("gjdlv.unknown_check", check=_echo(name), checks=sorted(CHECKS))
+    return fn(state, params)
+
+
+def _echo(value):
+    """A value safe to echo back in an error's params: short and JSON."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return str(value)[:40]

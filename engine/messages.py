@@ -1,0 +1,121 @@
+"""Error and note codes -> French and English sentences, for the server and the browser alike.
+
+Codes shared by every game live here; each game module keeps its own in its ``MESSAGES``
+(codes prefixed with the game's id). A message is a ``str.format`` template over the error's
+params; a missing param leaves its placeholder visible rather than failing.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from engine.core import GAME_MODULES
+
+LANGS = ("fr", "en")
+
+COMMON = {
+    "unknown_game": ("Jeu inconnu « {game} ».", "Unknown game “{game}”."),
+    "bad_options": ("Les options doivent être un objet.", "Options must be an object."),
+    "bad_option": (
+        "Option « {field} » invalide : {value}.",
+        "Invalid option “{field}”: {value}.",
+    ),
+    "bad_players": ("Les joueur·euses doivent être une liste.", "Players must be a list."),
+    "player_count": (
+        "Ce jeu se joue à {min}–{max} joueur·euses, pas {count}.",
+        "This game is for {min}–{max} players, not {count}.",
+    ),
+    "bad_name": ("Le nom doit être un texte.", "The name must be text."),
+    "name_length": (
+        "Un nom fait de 1 à {max} caractères.",
+        "A name has 1 to {max} characters.",
+    ),
+    "duplicate_name": (
+        "Le nom « {name} » est déjà pris à cette table.",
+        "The name “{name}” is already taken at this table.",
+    ),
+    "bad_event": ("L'évènement doit être un objet.", "The event must be an object."),
+    "unknown_event": (
+        "Action inconnue « {type} » pour ce jeu.",
+        "Unknown action “{type}” for this game.",
+    ),
+    "unknown_player": (
+        "Joueur·euse inconnu·e « {player} ».",
+        "Unknown player “{player}”.",
+    ),
+    "bad_number": (
+        "« {field} » doit être un entier de {min} à {max} (reçu : {value}).",
+        "“{field}” must be a whole number from {min} to {max} (got: {value}).",
+    ),
+    "bad_boolean": (
+        "« {field} » doit être vrai ou faux (reçu : {value}).",
+        "“{field}” must be true or false (got: {value}).",
+    ),
+    "game_over": (
+        "La partie est terminée : plus aucune action n'est possible (annuler reste possible).",
+        "The game is over: no more actions are allowed (undo still is).",
+    ),
+    "nothing_to_undo": ("Il n'y a rien à annuler.", "There is nothing to undo."),
+    # Raised by the companion, not the engine, but worded here so every client shares them.
+    "bad_json": ("Le corps de la requête doit être du JSON.", "The request body must be JSON."),
+    "bad_field": (
+        "Champ « {field} » invalide.",
+        "Invalid field “{field}”.",
+    ),
+    "too_large": (
+        "Requête trop grande (maximum {max} octets).",
+        "Request too large (at most {max} bytes).",
+    ),
+    "unknown_table": ("Aucune table « {code} ».", "No table “{code}”."),
+    "secret_required": (
+        "Seul·e l'arbitre de la table peut faire cela (secret manquant).",
+        "Only the table's referee can do this (secret missing).",
+    ),
+    "wrong_secret": (
+        "Ce secret n'est pas celui de l'arbitre de cette table.",
+        "This is not the referee secret of this table.",
+    ),
+    "stale_version": (
+        "La table a changé entre-temps (version {current}, pas {sent}) : rechargez puis rejouez.",
+        "The table changed meanwhile (version {current}, not {sent}): reload and replay.",
+    ),
+    "busy": (
+        "Le serveur est trop occupé pour écrire maintenant : réessayez.",
+        "The server is too busy to write right now: try again.",
+    ),
+    "unknown_check": ("Vérification inconnue « {check} ».", "Unknown check “{check}”."),
+    "internal": (
+        "Erreur interne : rien n'a été modifié. Elle a été notée.",
+        "Internal error: nothing was changed. It has been logged.",
+    ),
+    "not_found": ("Rien ici.", "Nothing here."),
+    "method_not_allowed": ("Méthode non permise ici.", "Method not allowed here."),
+    "bad_request": ("Requête invalide.", "Bad request."),
+}
+
+_catalogue: dict[str, tuple[str, str]] | None = None
+
+
+def catalogue() -> dict[str, tuple[str, str]]:
+    """Every code with its two sentences, the games' own included."""
+    global _catalogue
+    if _catalogue is None:
+        merged = dict(COMMON)
+        for module_name in GAME_MODULES.values():
+            merged.update(importlib.import_module(module_name).MESSAGES)
+        _catalogue = merged
+    return _catalogue
+
+
+class _Lenient(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def text(code: str, params: dict | None = None, lang: str = "fr") -> str:
+    """The sentence for ``code`` in ``lang`` (French when the language is unknown)."""
+    pair = catalogue().get(code)
+    if pair is None:
+        return code
+    template = pair[1] if lang == "en" else pair[0]
+    return template.format_map(_Lenient(params or {}))

@@ -1,0 +1,45 @@
+// The JSON API from the browser: every call returns data or throws an ApiError carrying
+// the rule's code and its French and English sentences.
+
+export class ApiError extends Error {
+  constructor(status, error) {
+    super(error?.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = error?.code || "network";
+    this.messages = error?.messages || {
+      fr: "Serveur injoignable : vérifiez le réseau.",
+      en: "Server unreachable: check the network.",
+    };
+    this.params = error?.params || {};
+  }
+}
+
+async function call(method, url, { body, secret } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (secret) headers.Authorization = `Bearer ${secret}`;
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ApiError(0, null);
+  }
+  let data = null;
+  try { data = await response.json(); } catch { /* not JSON: handled below */ }
+  if (!response.ok) throw new ApiError(response.status, data?.error);
+  return data;
+}
+
+export function newId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export const api = {
+  createTable: (game, players, options) => call("POST", "/api/tables", { body: { game, players, options } }),
+  getTable: (code) => call("GET", `/api/tables/${code}`),
+  postEvent: (code, secret, event) => call("POST", `/api/tables/${code}/events`, { body: event, secret }),
+  undo: (code, secret, version) => call("POST", `/api/tables/${code}/undo`, { body: { version }, secret }),
+  check: (code, name, params) => call("POST", `/api/tables/${code}/checks/${name}`, { body: params }),
+  history: (code) => call("GET", `/api/tables/${code}/history`),
+};

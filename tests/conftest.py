@@ -1,0 +1,255 @@
+"""Shared fixtures: the app on SQLite and on a throwaway PostgreSQL server, its client, and tables.
+
+Every test that asks for ``app`` (or ``client``, ``make_table``) runs twice: once on SQLite in a
+fresh instance folder, once on a real PostgreSQL server that this file starts itself (``initdb`` in a
+temporary directory, listening only on a Unix socket there) and stops at the end of the session.
+The machine's own PostgreSQL, if any, is never touched. Without PostgreSQL binaries the PostgreSQL
+half is skipped with the reason; CI installs the Debian ``postgresql`` package, so it runs there.
+
+The schema is always made by the real Alembic migrations (``upgrade_database``), never ``create_all``.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BACKENDS = ("sqlite", "postgresql")
+
+MORTO_NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
+
+
+# --- a throwaway PostgreSQL server --------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def postgres_bindir() -> str | None:
+    """The newest installed PostgreSQL server's bin directory (Debian layout), if any."""
+    found = [Path(path).parent for path in glob.glob("/usr/lib/postgresql/*/bin/initdb")]
+    if not found:
+        return None
+
+    def major(bindir: Path) -> int:
+        version = bindir.parent.name
+        return int(version) if version.isdigit() else 0
+
+    return str(max(found, key=major))
+
+
+class PostgresCluster:
+    """A PostgreSQL cluster in a temporary directory, reachable only through its Unix socket there."""
+
+    def __init__(self, bindir: str):
+        self.bindir = bindir
+        # Short path: a Unix socket path must fit in ~107 bytes.
+        self.dir = tempfile.mkdtemp(prefix="arbitre-pg-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        self.data = os.path.join(self.dir, "data")
+        self.port = free_port()
+        self._numbers = itertools.count(1)
+        self._module_databases: dict[str, str] = {}
+        self.started = False
+
+    def _run(self, program: str, *args: str) -> None:
+        command = [os.path.join(self.bindir, program), *args]
+        if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+            command = ["runuser", "-u", "postgres", "--", *command]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"{program} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+
+    def start(self) -> None:
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+        self._run("initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "--no-sync")
+        server_options = f"-k {self.dir} -p {self.port} -c listen_addresses='' -c fsync=off"
+        self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"), "-o", server_options,
+                  "-w", "start")
+        self.started = True
+
+    def stop(self) -> None:
+        try:
+            if self.started:
+                self._run("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def connect(self, dbname: str = "postgres"):
+        import psycopg
+
+        return psycopg.connect(host=self.dir, port=self.port, user="postgres", dbname=dbname, autocommit=True)
+
+    def create_database(self, prefix: str = "arbitre") -> str:
+        name = f"{prefix}_{next(self._numbers)}"
+        with self.connect() as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return name
+
+    def module_database(self, module_name: str) -> str:
+        """One database per test module; the tests in it truncate it (see ``app``)."""
+        if module_name not in self._module_databases:
+            prefix = "t_" + "".join(c if c.isalnum() else "_" for c in module_name.rsplit(".", 1)[-1])
+            self._module_databases[module_name] = self.create_database(prefix[:40])
+        return self._module_databases[module_name]
+
+    def url(self, dbname: str) -> str:
+        return f"postgresql://postgres@/{dbname}?host={self.dir}&port={self.port}"
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """The session's PostgreSQL cluster; skips when PostgreSQL is not installed."""
+    bindir = postgres_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): "
+                    "install the Debian 'postgresql' package to run the PostgreSQL half of the suite")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed: pip install -e '.[test]'")
+    cluster = PostgresCluster(bindir)
+    try:
+        cluster.start()
+    except BaseException:
+        cluster.stop()
+        raise
+    yield cluster
+    cluster.stop()
+
+
+# --- the app on each backend --------------------------------------------------------------------
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def database_url(backend, request, monkeypatch) -> str | None:
+    """``DATABASE_URL`` for this test (set in the environment), or None for SQLite in the instance folder."""
+    if backend == "sqlite":
+        monkeypatch.delenv("DATABASE_URL", raising=False)
+        return None
+    cluster = request.getfixturevalue("postgres")
+    url = cluster.url(cluster.module_database(request.module.__name__))
+    monkeypatch.setenv("DATABASE_URL", url)
+    return url
+
+
+def dispose(app) -> None:
+    """Close every pooled connection, so nothing leaks into the next test (warnings are errors)."""
+    from companion.models import db
+
+    with app.app_context():
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+@pytest.fixture
+def app(database_url, tmp_path, monkeypatch):
+    from companion import create_app
+    from companion.cli import upgrade_database
+    from companion.models import db
+
+    monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path / "instance"))
+    app = create_app({"TESTING": True})
+    try:
+        upgrade_database(app)
+        if database_url is not None:
+            # The module's database is shared by its tests: start each one empty.
+            with app.app_context():
+                db.session.execute(db.text("TRUNCATE events, tables RESTART IDENTITY CASCADE"))
+                db.session.commit()
+        yield app
+    finally:
+        dispose(app)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+# --- tables through the API ---------------------------------------------------------------------
+
+
+def bearer(secret: str) -> dict:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+class Table:
+    """A table created through the API, and the referee's writes on it (with its bearer secret)."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, client, game: str = "morto", players=None, options=None):
+        self.client = client
+        body = {"game": game, "players": list(MORTO_NAMES if players is None else players)}
+        if options is not None:
+            body["options"] = options
+        response = client.post("/api/tables", json=body)
+        assert response.status_code == 201, response.get_json()
+        self.created = response.get_json()
+        self.code = self.created["code"]
+        self.secret = self.created["secret"]
+        self.game = game
+
+    @property
+    def auth(self) -> dict:
+        return bearer(self.secret)
+
+    def new_id(self) -> str:
+        return f"ev-{next(self._ids)}"
+
+    def post(self, type: str, *, id: str | None = None, headers: dict | None = None, **params):
+        """POST one event (a fresh client id unless given); returns the response."""
+        body = {"id": id or self.new_id(), "type": type, **params}
+        return self.client.post(f"/api/tables/{self.code}/events", json=body,
+                                headers=self.auth if headers is None else headers)
+
+    def event(self, type: str, **params) -> dict:
+        """POST one event that must be accepted; returns the answer."""
+        response = self.post(type, **params)
+        assert response.status_code == 201, response.get_json()
+        return response.get_json()
+
+    def undo(self, headers: dict | None = None, **body):
+        return self.client.post(f"/api/tables/{self.code}/undo", json=body,
+                                headers=self.auth if headers is None else headers)
+
+    def get(self) -> dict:
+        response = self.client.get(f"/api/tables/{self.code}")
+        assert response.status_code == 200
+        return response.get_json()
+
+    def history(self) -> dict:
+        response = self.client.get(f"/api/tables/{self.code}/history")
+        assert response.status_code == 200
+        return response.get_json()
+
+    def snapshot(self) -> tuple[dict, dict]:
+        """Everything a refused write must leave as it was: the table and its history."""
+        return self.get(), self.history()
+
+
+@pytest.fixture
+def make_table(client):
+    def make(game: str = "morto", players=None, options=None) -> Table:
+        return Table(client, game, players, options)
+
+    return make

@@ -1,0 +1,911 @@
+"""Le Grand Jeu de la Vie: the score sheet, card validation and the dispute checks (RULES.md §2)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import core
+from engine import gjdlv
+from engine.core import IllegalEvent, InvalidEvent, RuleError
+from engine.messages import COMMON
+
+GAME = "gjdlv"
+NAMES = ["Caroline", "Solaar", "Yann", "Joey"]
+ABONDANTES = {"rules": "abondantes"}
+
+# The deck as the text describes it, written independently of the engine's tables.
+NUMBER_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
+FACE_RANKS = ["J", "Q", "K"]
+RED_NUMBERS = [r + s for s in "HD" for r in NUMBER_RANKS]
+BLACK_NUMBERS = [r + s for s in "SC" for r in NUMBER_RANKS]
+RED_FACES = [r + s for s in "HD" for r in FACE_RANKS]
+BLACK_FACES = [r + s for s in "SC" for r in FACE_RANKS]
+ROYAL = {"K": 10, "Q": 0, "J": 5}  # Sang Royal, Petite Mère des peuples, Assassin Royal
+
+
+def value(card: str) -> int:
+    rank = card[:-1]
+    return 1 if rank == "A" else int(rank)
+
+
+def is_face(card: str) -> bool:
+    return card[:-1] in FACE_RANKS
+
+
+def expected_round_score(newborns: list[tuple[str, str]], abortions: int) -> int:
+    """3·abortions + Σ(5 + EG) over non-CC number newborns + royal points + c·(6 − c)."""
+    score = 3 * abortions
+    cc = 0
+    for gf, gm in newborns:
+        if is_face(gf):
+            score += ROYAL[gf[:-1]]
+        elif value(gf) == value(gm):
+            cc += 1
+        else:
+            score += 5 + abs(value(gm) - value(gf))
+    return score + cc * (6 - cc)
+
+
+# --- helpers ------------------------------------------------------------------------------------------
+
+
+def table(events=(), players=NAMES[:3], options=None) -> dict:
+    return core.replay(GAME, players, options or {}, list(events))
+
+
+def nb(player: str, gf: str, gm: str) -> dict:
+    return {"type": "newborn", "player": player, "gf": gf, "gm": gm}
+
+
+def ab(player: str) -> dict:
+    return {"type": "abortion", "player": player}
+
+
+def steal(player: str, victim: str) -> dict:
+    return {"type": "steal_newborn", "player": player, "from": victim}
+
+
+CLOSE = {"type": "close_round"}
+# A Queen's take, a CC, an abortion, a closed round, then a newborn in the next round.
+HISTORY = [
+    nb("p1", "QH", "2S"),
+    nb("p2", "3D", "3S"),
+    steal("p1", "p2"),
+    ab("p3"),
+    CLOSE,
+    nb("p1", "4H", "9C"),
+]
+
+
+def seat(state: dict, pid: str) -> dict:
+    return next(p for p in core.view(GAME, state)["players"] if p["id"] == pid)
+
+
+def worded(code: str, params: dict) -> None:
+    """The code has a French and an English sentence, and its params fill every placeholder."""
+    pair = gjdlv.MESSAGES.get(code) or COMMON.get(code)
+    assert pair is not None, code
+    assert len(pair) == 2
+    for template in pair:
+        assert template.strip()
+        template.format(**params)  # a KeyError here is a placeholder with no param
+
+
+def refused(state: dict, event: dict, code: str, kind=RuleError) -> RuleError:
+    """The event is refused with ``code``, worded, and leaves the state exactly as it was."""
+    before = copy.deepcopy(state)
+    with pytest.raises(kind) as info:
+        core.apply(GAME, state, event)
+    assert info.value.code == code
+    assert state == before
+    # core.apply works on a copy; the handler itself must also check everything before mutating.
+    in_place = copy.deepcopy(state)
+    with pytest.raises(kind):
+        core.apply_in_place(gjdlv, in_place, event)
+    assert in_place == before
+    worded(code, info.value.params)
+    return info.value
+
+
+def answer_ok(answer: dict) -> None:
+    assert answer["code"].startswith("gjdlv.check.")
+    worded(answer["code"], answer["params"])
+    json.dumps(answer)
+
+
+# --- setup and options --------------------------------------------------------------------------------
+
+
+def test_defaults():
+    view = core.view(GAME, table())
+    assert (view["round"], view["rounds"], view["rules"]) == (1, 9, "simples")
+    assert view["first_player"] == "p1"
+    assert (view["over"], view["winners"], view["note"]) == (False, [], None)
+    assert [p["id"] for p in view["players"]] == ["p1", "p2", "p3"]
+    assert [p["name"] for p in view["players"]] == NAMES[:3]
+    assert view["used_cards"] == []
+
+
+def test_options_are_read():
+    options = {"rules": "abondantes", "rounds": 5, "first_player": 2}
+    state = table(players=[{"name": n} for n in NAMES], options=options)
+    view = core.view(GAME, state)
+    assert (view["rules"], view["rounds"], view["first_player"]) == ("abondantes", 5, "p3")
+
+
+@pytest.mark.parametrize("count", [2, 5, 6])
+def test_outside_three_four_players_is_allowed_with_a_note(count):
+    view = core.view(GAME, table(players=[f"J{i}" for i in range(count)]))
+    assert view["note"] == {"code": "gjdlv.note_player_count", "params": {"count": count}}
+    worded(view["note"]["code"], view["note"]["params"])
+
+
+@pytest.mark.parametrize("count", [3, 4])
+def test_three_or_four_players_need_no_note(count):
+    assert core.view(GAME, table(players=[f"J{i}" for i in range(count)]))["note"] is None
+
+
+@pytest.mark.parametrize("count", [0, 1, 7])
+def test_player_count_outside_two_six_is_refused(count):
+    with pytest.raises(InvalidEvent) as info:
+        table(players=[f"J{i}" for i in range(count)])
+    assert info.value.code == "player_count"
+    worded("player_count", info.value.params)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rules": "completes"},
+        {"rounds": 7},
+        {"rounds": 9.0},
+        {"rounds": "9"},
+        {"rounds": True},
+        {"first_player": 3},
+        {"first_player": -1},
+        {"first_player": "p1"},
+    ],
+)
+def test_bad_options_are_refused(options):
+    with pytest.raises(InvalidEvent) as info:
+        table(options=options)
+    assert info.value.code == "bad_option"
+    worded("bad_option", info.value.params)
+
+
+def test_state_is_plain_json():
+    state = table(HISTORY, options=ABONDANTES)
+    assert json.loads(json.dumps(state)) == state
+    view = core.view(GAME, state)
+    assert json.loads(json.dumps(view)) == view
+
+
+# --- the genetic gap and the nursery ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gf", "gm", "eg", "points"),
+    [
+        ("4H", "9C", 9 - 4, 5 + 5),  # text example A
+        ("10D", "AC", 10 - 1, 5 + 9),  # text example B: 10♦/1♣
+        ("9H", "4S", 9 - 4, 5 + 5),  # the gap is absolute, whichever card is higher
+    ],
+)
+def test_number_newborn_is_five_plus_eg(gf, gm, eg, points):
+    player = seat(table([nb("p1", gf, gm)]), "p1")
+    row = {"gf": gf, "gm": gm, "eg": eg, "cc": False, "royal": False, "points": points}
+    assert player["newborns"] == [row]
+    assert (player["nursery"], player["round_score"]) == (points, points)
+    assert (player["cc"], player["cc_value"]) == (0, None)
+
+
+def test_three_diamonds_three_spades_is_a_consanguin_complet():
+    player = seat(table([nb("p1", "3D", "3S")]), "p1")  # text example C
+    assert player["newborns"][0]["eg"] == 0
+    assert player["newborns"][0]["cc"] is True
+    assert (player["cc"], player["cc_value"], player["round_score"]) == (1, 5, 5)
+
+
+CC_PAIRS = [(rank + "H", rank + "S") for rank in NUMBER_RANKS]
+
+
+@pytest.mark.parametrize(
+    ("count", "each"),
+    [(1, 5), (2, 4), (3, 3)],  # the text: 1 CC = 5pts, 2 CC = 4 + 4, 3 CC = 3 + 3 + 3
+)
+def test_consanguinity_malus_from_the_text(count, each):
+    player = seat(table([nb("p1", gf, gm) for gf, gm in CC_PAIRS[:count]]), "p1")
+    assert [n["points"] for n in player["newborns"]] == [each] * count
+    assert (player["cc"], player["cc_value"], player["round_score"]) == (count, each, each * count)
+
+
+@pytest.mark.parametrize("count", [6, 7, 8])
+def test_consanguinity_malus_goes_on_linearly_and_turns_negative(count):
+    # RULES Decision: each CC is worth 6 − c, so from the 7th CC each is below zero.
+    player = seat(table([nb("p1", gf, gm) for gf, gm in CC_PAIRS[:count]]), "p1")
+    assert player["cc_value"] == 6 - count
+    assert player["round_score"] == count * (6 - count)
+    if count >= 7:
+        assert player["round_score"] < 0
+
+
+def test_the_malus_touches_only_the_cc_newborns():
+    player = seat(table([nb("p1", "4H", "9C"), nb("p1", "2D", "2C"), nb("p1", "5D", "5C")]), "p1")
+    assert [n["points"] for n in player["newborns"]] == [10, 4, 4]
+    assert player["round_score"] == 18
+
+
+def test_each_abortion_is_three_points_of_formol():
+    player = seat(table([ab("p2"), ab("p2"), nb("p2", "4H", "9C")]), "p2")
+    assert (player["abortions"], player["formol"], player["nursery"], player["round_score"]) == (2, 6, 10, 16)
+
+
+@pytest.mark.parametrize(("gf", "points"), [("KH", 10), ("QD", 0), ("JH", 5)])
+def test_royal_newborns_score_by_their_red_face(gf, points):
+    player = seat(table([nb("p1", gf, "7S")], options=ABONDANTES), "p1")
+    row = {"gf": gf, "gm": "7S", "eg": None, "cc": False, "royal": True, "points": points}
+    assert player["newborns"] == [row]
+    assert player["round_score"] == points
+
+
+def test_royal_newborns_are_never_cc_even_face_on_face():
+    state = table([nb("p1", "KH", "KS"), nb("p1", "JD", "JC"), nb("p1", "3D", "3S")], options=ABONDANTES)
+    player = seat(state, "p1")
+    assert [n["cc"] for n in player["newborns"]] == [False, False, True]
+    # Only the number CC counts for the malus: alone, it is worth the full 5.
+    assert (player["cc"], player["cc_value"], player["round_score"]) == (1, 5, 10 + 5 + 5)
+
+
+def test_used_cards_list_every_card_of_the_open_round_in_deck_order():
+    state = table([nb("p1", "4H", "9C"), nb("p2", "AD", "10S")])
+    assert core.view(GAME, state)["used_cards"] == ["10S", "9C", "4H", "AD"]
+
+
+# --- card validation ----------------------------------------------------------------------------------
+
+
+def test_card_input_is_normalised():
+    state = table([nb("p1", "4h", " 9c "), nb("p2", "1♦", "10♠"), nb("p3", "ah", "as")])
+    sheet = [(n["gf"], n["gm"]) for p in core.view(GAME, state)["players"] for n in p["newborns"]]
+    assert sheet == [("4H", "9C"), ("AD", "10S"), ("AH", "AS")]
+    assert json.loads(json.dumps(state)) == state
+
+
+@pytest.mark.parametrize("card", ["11H", "ZZ", "", "H", "4", "4X", "0H", "1O", "01H", "10", None, 4, ["4H"]])
+def test_unknown_cards_are_invalid(card):
+    state = table()
+    error = refused(state, nb("p1", card, "9C"), "gjdlv.bad_card", InvalidEvent)
+    assert error.params["field"] == "gf"
+    refused(state, nb("p1", "4H", card), "gjdlv.bad_card", InvalidEvent)
+
+
+def test_gf_must_be_red_and_gm_black():
+    state = table()
+    refused(state, nb("p1", "4S", "9C"), "gjdlv.gf_must_be_red", InvalidEvent)
+    refused(state, nb("p1", "4H", "9D"), "gjdlv.gm_must_be_black", InvalidEvent)
+    refused(state, nb("p1", "9C", "4H"), "gjdlv.gf_must_be_red", InvalidEvent)
+
+
+@pytest.mark.parametrize(("gf", "gm"), [("KH", "4S"), ("QD", "KC"), ("4H", "JS")])
+def test_faces_only_with_abondantes(gf, gm):
+    refused(table(), nb("p1", gf, gm), "gjdlv.faces_need_abondantes", IllegalEvent)
+
+
+@pytest.mark.parametrize("gm", ["JS", "QC", "KS"])
+def test_an_imperial_gm_fecundates_only_a_royal_gf(gm):
+    state = table(options=ABONDANTES)
+    refused(state, nb("p1", "7H", gm), "gjdlv.imperial_needs_royal", IllegalEvent)
+    assert seat(core.apply(GAME, state, nb("p1", "QH", gm)), "p1")["newborns"][0]["royal"] is True
+
+
+def test_a_card_exists_once_in_the_open_round():
+    state = table([nb("p1", "4H", "9C")])
+    error = refused(state, nb("p2", "4H", "2S"), "gjdlv.card_already_recorded", IllegalEvent)
+    assert error.params == {"card": "4H", "field": "gf"}
+    refused(state, nb("p2", "5H", "9C"), "gjdlv.card_already_recorded", IllegalEvent)
+    refused(state, nb("p1", "4h", "9c"), "gjdlv.card_already_recorded", IllegalEvent)
+
+
+def test_a_stolen_newborn_still_holds_its_cards():
+    state = table([nb("p1", "QH", "2S"), nb("p2", "4H", "9C"), steal("p1", "p2")], options=ABONDANTES)
+    refused(state, nb("p3", "4H", "3S"), "gjdlv.card_already_recorded", IllegalEvent)
+
+
+def test_unknown_player_is_refused():
+    state = table()
+    refused(state, nb("p9", "4H", "9C"), "unknown_player", InvalidEvent)
+    refused(state, ab("nobody"), "unknown_player", InvalidEvent)
+    refused(state, {"type": "abortion"}, "unknown_player", InvalidEvent)
+    refused(state, {"type": "pregnancy", "player": "p1"}, "unknown_event", InvalidEvent)
+
+
+# --- the Queen's take ---------------------------------------------------------------------------------
+
+
+def test_queen_takes_the_most_recent_newborn_once():
+    state = table(
+        [nb("p1", "4H", "9C"), nb("p1", "10D", "AC"), nb("p2", "QH", "5S")],
+        options=ABONDANTES,
+    )
+    assert seat(state, "p2")["queens_unused"] == 1
+    state = core.apply(GAME, state, steal("p2", "p1"))
+    p1, p2 = seat(state, "p1"), seat(state, "p2")
+    assert [(n["gf"], n["gm"]) for n in p1["newborns"]] == [("4H", "9C")]
+    assert [(n["gf"], n["gm"]) for n in p2["newborns"]] == [("QH", "5S"), ("10D", "AC")]
+    assert (p1["round_score"], p2["round_score"]) == (10, 0 + 14)
+    assert p2["queens_unused"] == 0
+    refused(state, steal("p2", "p1"), "gjdlv.no_queen_take", IllegalEvent)
+
+
+def test_two_queens_give_two_takes():
+    state = table(
+        [nb("p1", "4H", "9C"), nb("p3", "2H", "8C"), nb("p2", "QH", "5S"), nb("p2", "QD", "6S")],
+        options=ABONDANTES,
+    )
+    assert seat(state, "p2")["queens_unused"] == 2
+    state = core.apply(GAME, state, steal("p2", "p1"))
+    assert seat(state, "p2")["queens_unused"] == 1
+    state = core.apply(GAME, state, steal("p2", "p3"))
+    assert seat(state, "p2")["queens_unused"] == 0
+    assert seat(state, "p2")["round_score"] == 10 + 11
+    refused(state, steal("p2", "p1"), "gjdlv.no_queen_take", IllegalEvent)
+
+
+def test_a_steal_recounts_the_cc_malus_of_both_players():
+    state = table(
+        [nb("p1", "2H", "2S"), nb("p1", "3H", "3S"), nb("p2", "4H", "4S"), nb("p2", "QD", "9C")],
+        options=ABONDANTES,
+    )
+    assert (seat(state, "p1")["round_score"], seat(state, "p2")["round_score"]) == (4 + 4, 5 + 0)
+    # p2's Queen takes p1's most recent newborn, a CC: p1 is left with 1 CC, p2 now has 2.
+    state = core.apply(GAME, state, steal("p2", "p1"))
+    p1, p2 = seat(state, "p1"), seat(state, "p2")
+    assert (p1["cc"], p1["cc_value"], p1["round_score"]) == (1, 5, 5)
+    assert (p2["cc"], p2["cc_value"], p2["round_score"]) == (2, 4, 4 + 4 + 0)
+
+
+def test_the_take_belongs_to_whoever_gave_birth_to_the_queen():
+    # p1's Queen is taken by p2's Queen before p1 recorded its take: p1 keeps the take, p2 gains none.
+    state = table(
+        [nb("p1", "QH", "2S"), nb("p2", "QD", "3S"), steal("p2", "p1")],
+        options=ABONDANTES,
+    )
+    assert (seat(state, "p1")["queens_unused"], seat(state, "p2")["queens_unused"]) == (1, 0)
+    refused(state, steal("p2", "p1"), "gjdlv.no_queen_take", IllegalEvent)
+    refused(state, steal("p1", "p3"), "gjdlv.nothing_to_steal", IllegalEvent)
+    state = core.apply(GAME, state, steal("p1", "p2"))
+    assert [n["gf"] for n in seat(state, "p1")["newborns"]] == ["QH"]
+    assert [n["gf"] for n in seat(state, "p2")["newborns"]] == ["QD"]
+
+
+def test_steal_refusals():
+    state = table([nb("p1", "QH", "2S")], options=ABONDANTES)
+    refused(state, steal("p1", "p1"), "gjdlv.steal_from_self", IllegalEvent)
+    refused(state, steal("p1", "p2"), "gjdlv.nothing_to_steal", IllegalEvent)
+    refused(state, steal("p2", "p1"), "gjdlv.no_queen_take", IllegalEvent)
+    refused(state, steal("p1", "p7"), "unknown_player", InvalidEvent)
+    refused(state, {"type": "steal_newborn", "player": "p1"}, "unknown_player", InvalidEvent)
+
+
+def test_a_queen_take_does_not_outlive_its_round():
+    events = [nb("p1", "QH", "2S"), nb("p2", "4H", "9C"), CLOSE, nb("p2", "5H", "9C")]
+    state = table(events, options=ABONDANTES)
+    assert seat(state, "p1")["queens_unused"] == 0
+    refused(state, steal("p1", "p2"), "gjdlv.no_queen_take", IllegalEvent)
+
+
+def test_no_queen_at_all_in_simples():
+    state = table([nb("p2", "4H", "9C")])
+    refused(state, steal("p1", "p2"), "gjdlv.no_queen_take", IllegalEvent)
+
+
+# --- rounds, totals, the end --------------------------------------------------------------------------
+
+
+def test_close_round_banks_the_scores_and_opens_a_clean_sheet():
+    state = table([nb("p1", "4H", "9C"), ab("p2"), nb("p3", "3D", "3S")])
+    live = [p["round_score"] for p in core.view(GAME, state)["players"]]
+    state = core.apply(GAME, state, CLOSE)
+    view = core.view(GAME, state)
+    assert view["round"] == 2
+    assert [p["round_scores"] for p in view["players"]] == [[s] for s in live] == [[10], [3], [5]]
+    assert [p["total"] for p in view["players"]] == [10, 3, 5]
+    assert [p["round_score"] for p in view["players"]] == [0, 0, 0]
+    assert all(p["newborns"] == [] and p["abortions"] == 0 for p in view["players"])
+    assert view["used_cards"] == []
+    # Every card is back in the deck for the new round.
+    state = core.apply(GAME, state, nb("p2", "4H", "9C"))
+    state = core.apply(GAME, state, CLOSE)
+    assert [p["total"] for p in core.view(GAME, state)["players"]] == [10, 13, 5]
+    assert [p["round_scores"] for p in core.view(GAME, state)["players"]] == [[10, 0], [3, 10], [5, 0]]
+
+
+def test_first_player_moves_one_seat_left_each_round_and_wraps():
+    state = table(players=NAMES, options={"first_player": 2})
+    seen = []
+    for _ in range(6):
+        seen.append(core.view(GAME, state)["first_player"])
+        state = core.apply(GAME, state, CLOSE)
+    assert seen == ["p3", "p4", "p1", "p2", "p3", "p4"]
+
+
+@pytest.mark.parametrize("rounds", [5, 9])
+def test_the_game_ends_after_its_rounds(rounds):
+    state = table(options={"rounds": rounds})
+    for n in range(1, rounds + 1):
+        assert core.view(GAME, state)["round"] == n
+        assert core.game(GAME).outcome(state) is None
+        state = core.apply(GAME, state, nb("p2", "4H", "9C"))
+        state = core.apply(GAME, state, CLOSE)
+    view = core.view(GAME, state)
+    assert view["over"] is True
+    assert view["round"] == rounds
+    assert [p["total"] for p in view["players"]] == [0, 10 * rounds, 0]
+    assert view["winners"] == ["p2"]
+    result = gjdlv.outcome(state)
+    assert result.winners == ("p2",)
+    assert result.reason == "gjdlv.highest_total"
+    worded(result.reason, result.details)
+
+
+def test_equal_totals_share_the_win():
+    events = []
+    for _ in range(5):
+        events += [nb("p1", "4H", "9C"), nb("p3", "10D", "5S"), ab("p2"), CLOSE]
+    state = table(events, options={"rounds": 5})
+    view = core.view(GAME, state)
+    assert [p["total"] for p in view["players"]] == [50, 15, 50]
+    assert view["winners"] == ["p1", "p3"]
+    result = gjdlv.outcome(state)
+    assert result.reason == "gjdlv.shared_total"
+    worded(result.reason, result.details)
+
+
+def test_every_event_is_refused_once_the_game_is_over():
+    state = table([CLOSE] * 5, options={"rounds": 5, "rules": "abondantes"})
+    for event in (nb("p1", "4H", "9C"), ab("p1"), steal("p1", "p2"), CLOSE):
+        refused(state, event, "game_over", IllegalEvent)
+    # Undo still works and reopens the last round.
+    back = core.undo(GAME, NAMES[:3], {"rounds": 5, "rules": "abondantes"}, [CLOSE] * 5)
+    assert core.view(GAME, back)["over"] is False
+    assert core.view(GAME, back)["round"] == 5
+
+
+def test_replay_is_deterministic_and_undo_gives_the_prefix():
+    events = HISTORY
+    for n in range(len(events) + 1):
+        prefix = table(events[:n], options=ABONDANTES)
+        assert prefix == table(events[:n], options=ABONDANTES)
+        if n:
+            undone = core.undo(GAME, NAMES[:3], ABONDANTES, events[:n])
+            assert undone == table(events[: n - 1], options=ABONDANTES)
+
+
+# --- checks: fecundation ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gf", "gm", "ok", "eg"),
+    [
+        ("6H", "4C", True, 2),  # Yann Barthès's 4♣ on a 6♥
+        ("3D", "3S", True, 0),
+        ("QH", "2S", True, None),  # a Royal Ovum takes any GM...
+        ("QH", "KS", True, None),  # ...an imperial one too
+        ("6H", "KS", False, None),  # an imperial GM only on a Royal Ovum
+    ],
+)
+def test_check_fecundate(gf, gm, ok, eg):
+    answer = gjdlv.check_fecundate(table(options=ABONDANTES), {"gf": gf, "gm": gm})
+    assert (answer["ok"], answer["eg"]) == (ok, eg)
+    assert answer["cc"] is (eg == 0)
+    answer_ok(answer)
+
+
+def test_check_fecundate_cc_is_allowed_and_said():
+    answer = gjdlv.check_fecundate(None, {"gf": "3D", "gm": "3S"})
+    assert answer["code"] == "gjdlv.check.fecundate_cc"
+
+
+def test_checks_validate_their_input_like_events():
+    simples = table()
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_fecundate(simples, {"gf": "4S", "gm": "9C"})
+    assert info.value.code == "gjdlv.gf_must_be_red"
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_fecundate(simples, {"gf": "4H", "gm": "9Z"})
+    assert info.value.code == "gjdlv.bad_card"
+    with pytest.raises(IllegalEvent) as info:
+        gjdlv.check_fecundate(simples, {"gf": "QH", "gm": "9C"})
+    assert info.value.code == "gjdlv.faces_need_abondantes"
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_abortion(simples, ["4S", "4C"])
+    assert info.value.code == "gjdlv.bad_check_params"
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check(simples, "horoscope", {})
+    assert info.value.code == "gjdlv.unknown_check"
+    worded("gjdlv.unknown_check", info.value.params)
+
+
+def test_checks_never_change_the_table():
+    state = table([nb("p1", "4H", "9C")], options=ABONDANTES)
+    before = copy.deepcopy(state)
+    for name, params in [
+        ("fecundate", {"gf": "5H", "gm": "8S"}),
+        ("surrogate", {"gf": "2H", "gm": "5S", "new_gm": "4C"}),
+        ("abortion", {"gm": "4S", "answer": "4C"}),
+        ("ejaculation", {"gf": "6H", "gms": {"p1": "4S", "p2": "8C"}}),
+        ("bonus", {"card": "KS", "against": "abortion"}),
+    ]:
+        answer_ok(gjdlv.check(state, name, params))
+    assert state == before
+    assert set(gjdlv.CHECKS) == {"fecundate", "surrogate", "abortion", "ejaculation", "bonus"}
+
+
+# --- checks: surrogacy --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("new_gm", ["4C", "3S", "3C", "2S", "2C", "AS", "AC"])
+def test_embryo_two_hearts_five_spades_is_taken_by_four_three_two_or_one(new_gm):
+    answer = gjdlv.check_surrogate(table(), {"gf": "2H", "gm": "5S", "new_gm": new_gm})
+    assert answer["ok"] is True
+    assert answer["params"]["eg_before"] == 5 - 2
+    assert answer["params"]["eg_after"] == abs(value(new_gm) - 2)
+    assert answer["params"]["eg_after"] < answer["params"]["eg_before"]
+    assert answer["closer"] == [1, 2, 3, 4]
+    assert answer["mouchoir"] == ["5S"]
+    assert answer["embryo"] == {"gf": "2H", "gm": new_gm}
+    assert answer["cc"] is (new_gm[0] == "2")  # "mais attention, il sera consanguin"
+    answer_ok(answer)
+
+
+@pytest.mark.parametrize("new_gm", ["5C", "6S", "7C", "8S", "9C", "10S", "10C"])
+def test_embryo_two_hearts_five_spades_is_not_taken_by_five_to_ten(new_gm):
+    answer = gjdlv.check_surrogate(table(), {"gf": "2H", "gm": "5S", "new_gm": new_gm})
+    assert answer["ok"] is False
+    assert answer["code"] == "gjdlv.check.surrogate_not_closer"
+    assert answer["params"]["eg_after"] >= answer["params"]["eg_before"] == 3
+    answer_ok(answer)
+
+
+def test_surrogacy_with_the_embryos_own_gm_is_no_surrogacy():
+    answer = gjdlv.check_surrogate(table(), {"gf": "2H", "gm": "5S", "new_gm": "5s"})
+    assert (answer["ok"], answer["code"]) == (False, "gjdlv.check.surrogate_same_card")
+    answer_ok(answer)
+
+
+def test_royal_embryos_are_surrogated_by_any_imperial_never_a_number():
+    state = table(options=ABONDANTES)
+    # Socrate cannot take Sarkozy's D♥ with his 5♠, but can with his R♠...
+    no = gjdlv.check_surrogate(state, {"gf": "QH", "gm": "9C", "new_gm": "5S"})
+    assert (no["ok"], no["code"]) == (False, "gjdlv.check.surrogate_royal_needs_imperial")
+    yes = gjdlv.check_surrogate(state, {"gf": "QH", "gm": "9C", "new_gm": "KS"})
+    assert (yes["ok"], yes["embryo"], yes["mouchoir"]) == (True, {"gf": "QH", "gm": "KS"}, ["9C"])
+    # ...then Bozo le Clown takes it from Socrate with a D♠; no hierarchy, a Jack may take a King's.
+    assert gjdlv.check_surrogate(state, {"gf": "QH", "gm": "KS", "new_gm": "QS"})["ok"] is True
+    assert gjdlv.check_surrogate(state, {"gf": "KD", "gm": "KC", "new_gm": "JS"})["ok"] is True
+    for answer in (no, yes):
+        answer_ok(answer)
+
+
+def test_an_imperial_cannot_surrogate_a_number_embryo():
+    answer = gjdlv.check_surrogate(table(options=ABONDANTES), {"gf": "2H", "gm": "5S", "new_gm": "KC"})
+    assert (answer["ok"], answer["code"]) == (False, "gjdlv.check.surrogate_imperial_on_number")
+    answer_ok(answer)
+
+
+def test_surrogacy_of_an_impossible_embryo_is_refused():
+    with pytest.raises(IllegalEvent) as info:
+        gjdlv.check_surrogate(table(options=ABONDANTES), {"gf": "2H", "gm": "KS", "new_gm": "AC"})
+    assert info.value.code == "gjdlv.imperial_needs_royal"
+
+
+# --- checks: abortion ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gm", "answer", "ok", "code"),
+    [
+        ("4S", "4C", True, "gjdlv.check.abortion_ok"),  # Joey Starr's 4♠ against Yann's 4♣, and back
+        ("4C", "4S", True, "gjdlv.check.abortion_ok"),
+        ("2S", "2C", True, "gjdlv.check.abortion_ok"),  # DSK's 2♠ on a Royal Ovum
+        ("KS", "KC", True, "gjdlv.check.abortion_ok"),  # "Roi avorte Roi"
+        ("4S", "4S", False, "gjdlv.check.abortion_same_card"),
+        ("4S", "5S", False, "gjdlv.check.abortion_other_rank"),
+        ("KS", "QS", False, "gjdlv.check.abortion_other_rank"),
+    ],
+)
+def test_check_abortion(gm, answer, ok, code):
+    result = gjdlv.check_abortion(table(options=ABONDANTES), {"gm": gm, "answer": answer})
+    assert (result["ok"], result["code"]) == (ok, code)
+    if ok:
+        assert result["formol_points"] == 3
+        assert sorted(result["formol"]) == sorted(["gf", gm, answer])
+    answer_ok(result)
+
+
+def test_abortion_answer_must_be_black():
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_abortion(table(), {"gm": "4S", "answer": "4H"})
+    assert info.value.code == "gjdlv.gm_must_be_black"
+    with pytest.raises(IllegalEvent) as info:
+        gjdlv.check_abortion(table(), {"gm": "KS", "answer": "KC"})
+    assert info.value.code == "gjdlv.faces_need_abondantes"
+
+
+# --- checks: held-back ejaculation --------------------------------------------------------------------
+
+
+def ejaculate(gf: str, gms: dict, state=None) -> dict:
+    answer = gjdlv.check_ejaculation(state, {"gf": gf, "gms": gms})
+    answer_ok(answer)
+    return answer
+
+
+def test_ejaculation_lowest_eg_wins():
+    answer = ejaculate("6H", {"p1": "5S", "p2": "9C", "p3": "AC"})  # EG 1, 3, 5
+    assert (answer["ok"], answer["winner"], answer["code"]) == (True, "p1", "gjdlv.check.ejaculation_lowest")
+    assert answer["embryo"] == {"gf": "6H", "gm": "5S"}
+    assert answer["egs"] == {"p1": 1, "p2": 3, "p3": 5}
+    assert (answer["tied"], answer["beaten"]) == ([], ["p2", "p3"])
+    assert sorted(answer["mouchoir"]) == ["9C", "AC"]
+    assert answer["diva_cup"] is False
+
+
+def test_ejaculation_ties_are_discarded_before_the_lowest_wins():
+    # 4♠ and 8♣ both make EG 2 on the 6♥: both go to the Mouchoir; 9♠ (EG 3) is left and wins.
+    answer = ejaculate("6H", {"p1": "4S", "p2": "8C", "p3": "9S"})
+    assert (answer["winner"], answer["tied"], answer["params"]["eg"]) == ("p3", ["p1", "p2"], 3)
+    assert sorted(answer["mouchoir"]) == ["4S", "8C"]
+
+
+def test_ejaculation_with_every_eg_shared_goes_to_the_diva_cup():
+    answer = ejaculate("6H", {"p1": "4S", "p2": "8C", "p3": "3C", "p4": "9S"})
+    assert (answer["ok"], answer["winner"], answer["embryo"]) == (False, None, None)
+    assert answer["code"] == "gjdlv.check.ejaculation_all_tied"
+    assert answer["tied"] == ["p1", "p2", "p3", "p4"]
+    assert answer["diva_cup"] is True
+    assert sorted(answer["mouchoir"]) == ["3C", "4S", "8C", "9S"]
+
+
+def test_a_single_ejaculation_wins_whatever_its_eg():
+    answer = ejaculate("6H", {"p2": "6S"})
+    assert (answer["ok"], answer["winner"], answer["code"]) == (True, "p2", "gjdlv.check.ejaculation_single")
+    assert answer["params"]["eg"] == 0
+    assert answer["mouchoir"] == []
+
+
+def test_no_ejaculation_means_menstruation():
+    answer = ejaculate("6H", {})
+    assert (answer["ok"], answer["code"], answer["diva_cup"]) == (False, "gjdlv.check.ejaculation_none", True)
+
+
+def test_ejaculation_on_a_royal_ovum():
+    single = ejaculate("KD", {"p1": "QS"}, table(options=ABONDANTES))
+    assert (single["ok"], single["winner"]) == (True, "p1")
+    # RULES Decision: no EG on a Royal Ovum, so two or more ejaculations all tie and are discarded.
+    many = ejaculate("KD", {"p1": "QS", "p2": "3C"}, table(options=ABONDANTES))
+    assert (many["ok"], many["code"], many["diva_cup"]) == (False, "gjdlv.check.ejaculation_royal_tied", True)
+    assert many["tied"] == ["p1", "p2"]
+
+
+def test_ejaculation_input_is_checked():
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_ejaculation(None, {"gf": "6H", "gms": {"p1": "4S", "p2": "4s"}})
+    assert info.value.code == "gjdlv.duplicate_card"
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_ejaculation(None, {"gf": "6H", "gms": ["4S"]})
+    assert info.value.code == "gjdlv.bad_gms"
+    with pytest.raises(IllegalEvent) as info:
+        gjdlv.check_ejaculation(None, {"gf": "6H", "gms": {"p1": "KS"}})
+    assert info.value.code == "gjdlv.imperial_needs_royal"
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_ejaculation(None, {"gf": "6H", "gms": {"p1": "4D"}})
+    assert info.value.code == "gjdlv.gm_must_be_black"
+
+
+# --- checks: imperial bonuses -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("card", "against", "ok", "points"),
+    [
+        ("KS", "abortion", True, 0),  # Manif pour Tous
+        ("KC", "surrogacy", False, None),
+        ("KS", "fecundation", False, None),
+        ("QC", "surrogacy", True, 0),  # Amour Maternel
+        ("QS", "abortion", False, None),
+        ("QC", "fecundation", False, None),
+        ("JS", "fecundation", True, 3),  # Guilde du Cintre
+        ("JC", "surrogacy", True, 3),  # a surrogacy is a fecundation
+        ("JS", "abortion", False, None),
+        ("7S", "abortion", False, None),  # a number card has no power
+    ],
+)
+def test_check_bonus(card, against, ok, points):
+    answer = gjdlv.check_bonus(table(options=ABONDANTES), {"card": card, "against": against})
+    assert answer["ok"] is ok
+    if ok:
+        assert answer["formol_points"] == points
+        assert card in answer["mouchoir"] + answer["formol"]
+    answer_ok(answer)
+
+
+def test_bonus_destinations():
+    state = table(options=ABONDANTES)
+    king = gjdlv.check_bonus(state, {"card": "KS", "against": "abortion"})
+    assert (king["mouchoir"], king["embryo"]) == (["aborting_gm", "KS"], "stays")
+    queen = gjdlv.check_bonus(state, {"card": "QC", "against": "surrogacy"})
+    assert (queen["mouchoir"], queen["embryo"]) == (["surrogating_gm", "QC"], "stays_with_owner")
+    jack = gjdlv.check_bonus(state, {"card": "JS", "against": "fecundation"})
+    assert (jack["formol"], jack["embryo"]) == (["gf", "gm", "JS"], "aborted")
+
+
+def test_bonus_input_is_checked():
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_bonus(None, {"card": "KS", "against": "menstruation"})
+    assert info.value.code == "gjdlv.bad_against"
+    worded("gjdlv.bad_against", info.value.params)
+    with pytest.raises(InvalidEvent) as info:
+        gjdlv.check_bonus(None, {"card": "KH", "against": "abortion"})
+    assert info.value.code == "gjdlv.gm_must_be_black"
+    with pytest.raises(IllegalEvent) as info:
+        gjdlv.check_bonus(table(), {"card": "KS", "against": "abortion"})
+    assert info.value.code == "gjdlv.faces_need_abondantes"
+
+
+# --- messages -----------------------------------------------------------------------------------------
+
+
+def test_every_message_is_worded_in_both_languages():
+    for code, pair in gjdlv.MESSAGES.items():
+        assert code.startswith("gjdlv.")
+        assert code not in COMMON
+        assert len(pair) == 2 and all(isinstance(t, str) and t.strip() for t in pair)
+        assert pair[0] != pair[1]
+
+
+def test_every_code_in_the_module_is_worded():
+    source = Path(gjdlv.__file__).read_text(encoding="utf-8")
+    # The code after the MESSAGES table: what the module raises, returns and notes.
+    code = source.split("\nMESSAGES = {", 1)[1].split("\n}\n", 1)[1]
+    used = set(re.findall(r'"(gjdlv\.[a-z_.]+)"', code))
+    assert used <= set(gjdlv.MESSAGES)
+    assert set(gjdlv.MESSAGES) <= used  # no dead message
+    raised = set(re.findall(r'(?:InvalidEvent|IllegalEvent)\(\s*"([a-z_.]+)"', code))
+    assert raised and raised <= set(gjdlv.MESSAGES) | set(COMMON)
+
+
+# --- properties ---------------------------------------------------------------------------------------
+
+ALL_RED = RED_NUMBERS + RED_FACES
+ALL_BLACK = BLACK_NUMBERS + BLACK_FACES
+
+
+def legal(gf: str, gm: str) -> bool:
+    return is_face(gf) or not is_face(gm)
+
+
+@st.composite
+def sheets(draw, players=3, abondantes=True, max_newborns=26):
+    """A round's sheet: distinct legal (owner, gf, gm) newborns and abortions per player."""
+    reds = draw(st.permutations(ALL_RED if abondantes else RED_NUMBERS))
+    blacks = draw(st.permutations(ALL_BLACK if abondantes else BLACK_NUMBERS))
+    pairs = [(gf, gm) for gf, gm in zip(reds, blacks) if legal(gf, gm)]
+    pairs = pairs[: draw(st.integers(0, min(max_newborns, len(pairs))))]
+    ids = [f"p{i + 1}" for i in range(players)]
+    owners = draw(st.lists(st.sampled_from(ids), min_size=len(pairs), max_size=len(pairs)))
+    abortions = draw(st.lists(st.integers(0, 4), min_size=players, max_size=players))
+    return [(o, gf, gm) for o, (gf, gm) in zip(owners, pairs)], abortions
+
+
+def sheet_events(sheet) -> list[dict]:
+    newborns, abortions = sheet
+    events = [nb(o, gf, gm) for o, gf, gm in newborns]
+    for i, count in enumerate(abortions):
+        events += [ab(f"p{i + 1}")] * count
+    return events
+
+
+PROPERTY = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(sheets())
+def test_round_score_is_formol_plus_nursery_with_the_malus(sheet):
+    state = table(sheet_events(sheet), options=ABONDANTES)
+    newborns, abortions = sheet
+    for i, player in enumerate(core.view(GAME, state)["players"]):
+        mine = [(gf, gm) for o, gf, gm in newborns if o == player["id"]]
+        assert player["round_score"] == expected_round_score(mine, abortions[i])
+        assert player["round_score"] == player["formol"] + player["nursery"]
+        assert player["nursery"] == sum(n["points"] for n in player["newborns"])
+        assert player["formol"] == 3 * abortions[i]
+
+
+@PROPERTY
+@given(sheets(), st.data())
+def test_adding_a_non_cc_newborn_never_lowers_a_round_score(sheet, data):
+    newborns, _ = sheet
+    used = {card for _, gf, gm in newborns for card in (gf, gm)}
+    extra = [
+        (gf, gm)
+        for gf in ALL_RED
+        for gm in ALL_BLACK
+        if gf not in used and gm not in used and legal(gf, gm) and (is_face(gf) or value(gf) != value(gm))
+    ]
+    if not extra:
+        return  # every card is on the sheet already
+    gf, gm = data.draw(st.sampled_from(extra))
+    owner = data.draw(st.sampled_from(["p1", "p2", "p3"]))
+    before = table(sheet_events(sheet), options=ABONDANTES)
+    after = core.apply(GAME, before, nb(owner, gf, gm))
+    assert seat(after, owner)["round_score"] >= seat(before, owner)["round_score"]
+    for other in {"p1", "p2", "p3"} - {owner}:
+        assert seat(after, other)["round_score"] == seat(before, other)["round_score"]
+
+
+@PROPERTY
+@given(sheets(), st.randoms(use_true_random=False))
+def test_the_recording_order_does_not_change_the_scores(sheet, rng):
+    events = sheet_events(sheet)
+    shuffled = list(events)
+    rng.shuffle(shuffled)
+    scores = [p["round_score"] for p in core.view(GAME, table(events, options=ABONDANTES))["players"]]
+    again = [p["round_score"] for p in core.view(GAME, table(shuffled, options=ABONDANTES))["players"]]
+    assert scores == again
+
+
+@PROPERTY
+@given(st.lists(sheets(abondantes=False), min_size=1, max_size=5))
+def test_the_total_is_the_sum_of_the_closed_rounds(rounds):
+    state = table(options={"rounds": 5})
+    banked = {"p1": [], "p2": [], "p3": []}
+    for sheet in rounds:
+        for event in sheet_events(sheet):
+            state = core.apply(GAME, state, event)
+        for player in core.view(GAME, state)["players"]:
+            banked[player["id"]].append(player["round_score"])
+        state = core.apply(GAME, state, CLOSE)
+    view = core.view(GAME, state)
+    for player in view["players"]:
+        assert player["round_scores"] == banked[player["id"]]
+        assert player["total"] == sum(banked[player["id"]])
+    assert view["over"] is (len(rounds) == 5)
+    if view["over"]:
+        best = max(p["total"] for p in view["players"])
+        assert view["winners"] == [p["id"] for p in view["players"] if p["total"] == best]
+
+
+CARDISH = st.one_of(st.sampled_from(ALL_RED + ALL_BLACK), st.text(max_size=4), st.none(), st.integers(-2, 12))
+PLAYERISH = st.sampled_from(["p1", "p2", "p3", "p4", None])
+EVENTS = st.one_of(
+    st.builds(nb, PLAYERISH, CARDISH, CARDISH),
+    st.builds(ab, PLAYERISH),
+    st.builds(steal, PLAYERISH, PLAYERISH),
+    st.just(CLOSE),
+)
+
+
+@PROPERTY
+@given(st.sampled_from(["simples", "abondantes"]), st.lists(EVENTS, max_size=40))
+def test_a_refused_event_changes_nothing_and_the_state_stays_json(rules, events):
+    state = table(options={"rules": rules, "rounds": 5})
+    for event in events:
+        before = copy.deepcopy(state)
+        try:
+            core.apply_in_place(gjdlv, state, event)
+        except RuleError as error:
+            assert state == before
+            worded(error.code, error.params)
+    assert json.loads(json.dumps(state)) == state
+    view = core.view(GAME, state)
+    for player in view["players"]:
+        assert player["round_score"] == player["formol"] + player["nursery"]
+    assert len(view["used_cards"]) == len(set(view["used_cards"]))
