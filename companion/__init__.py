@@ -35,10 +35,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "migrations"))
 
-    from companion import api, calendar, errors, live, pages
+    from companion import api, calendar, errors, live, offline, pages
 
     app.register_blueprint(api.bp)
     app.register_blueprint(calendar.bp)
+    app.register_blueprint(offline.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(pages.bp)
     errors.register(app)

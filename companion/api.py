@@ -115,6 +115,20 @@ def post_undo(code: str):
     return jsonify(store.undo(table.id, body()))
 
 
+@bp.get("/tables/<code>/log")
+def get_log(code: str):
+    """What a client needs to replay the table itself (the referee's offline engine): setup and active events."""
+    table = table_or_404(code)
+    return jsonify({
+        "code": table.code,
+        "game": table.game,
+        "players": table.players,
+        "options": table.options,
+        "version": table.version,
+        "events": [{"id": e.client_id, "event": e.payload} for e in store.active_events(table)],
+    })
+
+
 @bp.get("/tables/<code>/history")
 def get_history(code: str):
     table = table_or_404(code)

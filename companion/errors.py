@@ -11,8 +11,16 @@ HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 4
 
 
 def lang() -> str:
-    """French unless the client prefers English."""
-    return request.accept_languages.best_match(["fr", "en"], default="fr") or "fr"
+    """French unless the client prefers English, whatever the region (``en-GB``, ``fr-FR``).
+
+    ``best_match(["fr", "en"])`` would answer English to ``fr-FR,en;q=0.5``: an exact ``en`` beats
+    a regional ``fr-FR``. Comparing the primary tags in the client's order of preference does not.
+    """
+    for value, quality in request.accept_languages:  # best first
+        primary = value.replace("_", "-").split("-")[0].lower()
+        if quality > 0 and primary in ("fr", "en"):
+            return primary
+    return "fr"
 
 
 def json_error(status: int, code: str, /, **params):

@@ -41,6 +41,7 @@ class Event(db.Model):
     __table_args__ = (
         db.UniqueConstraint("table_id", "seq", name="uq_events_table_seq"),
         db.UniqueConstraint("table_id", "client_id", name="uq_events_table_client_id"),
+        db.UniqueConstraint("table_id", "undo_id", name="uq_events_table_undo_id"),
     )
 
     id = db.Column(db.Integer, primary_key=True)
@@ -55,6 +56,8 @@ class Event(db.Model):
     undone = db.Column(db.Boolean, nullable=False, default=False)
     undone_version = db.Column(db.Integer)
     undone_at = db.Column(db.DateTime(timezone=True))
+    undo_id = db.Column(db.String(64))  # the client id of the undo that took it back, if it sent one
+    undo_result = db.Column(db.JSON)  # the answer that undo got, repeated to a retry
 
 
 @sa_event.listens_for(Engine, "connect")

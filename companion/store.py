@@ -119,12 +119,19 @@ def create_table(game: str, players, options) -> tuple[Table, str]:
     raise StoreError(503, "busy")
 
 
-def append_event(table_id: int, body: dict) -> tuple[dict, bool]:
-    """Apply one event; returns the answer and whether it was new (False for a retried id)."""
+def _client_id(body: dict, required: bool) -> str | None:
     client_id = body.get("id")
+    if client_id is None and not required:
+        return None
     # Printable only: a NUL (refused by PostgreSQL) or a lone surrogate (not UTF-8) cannot be stored.
     if not (isinstance(client_id, str) and 1 <= len(client_id) <= CLIENT_ID_MAX and client_id.isprintable()):
         raise StoreError(422, "bad_field", field="id", max=CLIENT_ID_MAX)
+    return client_id
+
+
+def append_event(table_id: int, body: dict) -> tuple[dict, bool]:
+    """Apply one event; returns the answer and whether it was new (False for a retried id)."""
+    client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
 
     def attempt() -> tuple[dict, bool]:
@@ -159,17 +166,29 @@ def append_event(table_id: int, body: dict) -> tuple[dict, bool]:
 
 
 def undo(table_id: int, body: dict) -> dict:
+    """Take back the latest event in effect. An undo that carries an ``id`` is applied once."""
+    undo_id = _client_id(body, required=False)
+
     def attempt() -> tuple[dict, bool]:
         table = db.session.get(Table, table_id)
+        if undo_id is not None:
+            earlier = db.session.execute(
+                select(Event).where(Event.table_id == table_id, Event.undo_id == undo_id)
+            ).scalar_one_or_none()
+            if earlier is not None:
+                return earlier.undo_result, False
         _check_version(table, body)
         events = active_events(table)
         state = core.undo(table.game, table.players, table.options, [e.payload for e in events])
+        result = {"version": table.version + 1, "state": core.view(table.game, state)}
         last = events[-1]
         last.undone = True
         last.undone_version = table.version + 1
         last.undone_at = now()
+        last.undo_id = undo_id
+        last.undo_result = result
         _move_table(table, state)
-        return {"version": table.version + 1, "state": core.view(table.game, state)}, True
+        return result, True
 
     return _write(table_id, attempt)[0]
 

@@ -21,6 +21,7 @@ Shared by every e2e file, whatever the game. What they give:
     ``"<text> @ <url>"``), e.g. a stream the test cuts on purpose.
 
   When a test fails, a screenshot of every open page goes to ``e2e/artifacts/failures/``.
+- ``screenshot`` (function): ``screenshot(page, name)`` saves ``e2e/artifacts/<name>.png``.
 
 Every Playwright wait is bounded: ``expect(...)`` waits at most ``EXPECT_TIMEOUT_MS``, actions
 ``ACTION_TIMEOUT_MS``. Synchronise on what the page shows (``expect``), never on sleeps.
@@ -31,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -229,18 +229,20 @@ def phone(browser, server, request):
         pytest.fail("JavaScript errors on the phones:\n" + "\n".join(phones.errors), pytrace=False)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _fresh_artifacts():
-    """``e2e/artifacts/`` (gitignored) holds this run's screenshots only."""
-    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+@pytest.fixture
+def screenshot():
+    """``screenshot(page, name)`` saves a full-page PNG as ``e2e/artifacts/<name>.png`` (gitignored).
+
+    For people to look at (what a phone showed at a key moment); never assert on it.
+    """
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
+    def save(page, name: str) -> Path:
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=path, full_page=True)
+        return path
 
-def screenshot(page, name: str) -> Path:
-    """Saves a full-page screenshot into ``e2e/artifacts/`` (for people to look at, never asserted)."""
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=path, full_page=True)
-    return path
+    return save
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v python3 >/dev/null || need_apt+=(python3)
+command -v npm >/dev/null || need_apt+=(nodejs npm)
 python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv python3-pip)
 
 apt_install() {
@@ -13,6 +14,14 @@ apt_install() {
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  fi
+}
+
+node_env() {
+  # The Pyodide runtime the browser runs the engine with, pinned by package-lock.json.
+  if [ ! -f node_modules/pyodide/package.json ] || ! cmp -s package-lock.json node_modules/.package-lock.json.copy; then
+    npm ci --no-audit --no-fund --loglevel=error
+    cp package-lock.json node_modules/.package-lock.json.copy
   fi
 }
 
@@ -24,6 +33,7 @@ python_env() {
 case "${1:-}" in
   start)
     apt_install "${need_apt[@]}"
+    node_env
     python_env postgres
     shift
     exec .venv/bin/companion serve "$@"
@@ -33,6 +43,7 @@ case "${1:-}" in
     fc-list 2>/dev/null | grep -qi dejavu || need_apt+=(fonts-dejavu-core)
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
     apt_install "${need_apt[@]}"
+    node_env
     python_env test
     shift
     exec .venv/bin/python -m pytest "$@"

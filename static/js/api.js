@@ -39,7 +39,8 @@ export const api = {
   createTable: (game, players, options) => call("POST", "/api/tables", { body: { game, players, options } }),
   getTable: (code) => call("GET", `/api/tables/${code}`),
   postEvent: (code, secret, event) => call("POST", `/api/tables/${code}/events`, { body: event, secret }),
-  undo: (code, secret, version) => call("POST", `/api/tables/${code}/undo`, { body: { version }, secret }),
+  undo: (code, secret, version, id) => call("POST", `/api/tables/${code}/undo`, { body: { version, id }, secret }),
+  log: (code) => call("GET", `/api/tables/${code}/log`),
   check: (code, name, params) => call("POST", `/api/tables/${code}/checks/${name}`, { body: params }),
   history: (code) => call("GET", `/api/tables/${code}/history`),
 };

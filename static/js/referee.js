@@ -1,13 +1,15 @@
-// The referee page: taps become events sent in order, one at a time, against the table's version;
-// the answer (or a co-referee's write, through the live stream) redraws the game's panel.
-import { api, newId } from "./api.js";
-import { clearToast, h, toast, vibrate } from "./ui.js";
+// The referee page: every tap is checked by the engine on this phone, kept in the outbox, drawn at
+// once, and sent in order when the server can be reached (sync.js). Works the same with no network.
+import { clearToast, fill, h, toast, vibrate } from "./ui.js";
 import { recall, remember } from "./tables.js";
 import { follow } from "./live.js";
+import { TableSync } from "./sync.js";
 
 const app = document.getElementById("app");
 const { code, game } = app.dataset;
-let answer = JSON.parse(document.getElementById("initial").textContent);
+const initial = JSON.parse(document.getElementById("initial").textContent);
+const syncEl = document.getElementById("sync");
+const rejectedEl = document.getElementById("rejected");
 
 // A hand-over link carries the secret in the fragment, which browsers never send to the server.
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -16,51 +18,72 @@ if (fragment.get("s")) {
   history.replaceState(null, "", location.pathname);
 }
 const secret = recall(code)?.secret;
+let module = null;
+let table = null;
 
-function setAnswer(fresh) {
-  if (fresh.version < answer.version) return;
-  answer = fresh;
-  render();
-}
-
-async function refused(err) {
+function refused(error) {
   vibrate([30, 40, 30]);
-  toast(err.messages);
-  if (err.status === 409) setAnswer(await api.getTable(code));
-}
-
-let queue = Promise.resolve(true);
-
-// Taps are sent one after the other so each carries the version it was made against.
-function enqueue(work) {
-  queue = queue.then(async () => {
-    try {
-      setAnswer(await work());
-      clearToast();
-      vibrate();
-      return true;
-    } catch (err) {
-      await refused(err);
-      return false;
-    }
-  });
-  return queue;
+  toast(error.messages || { fr: error.message, en: error.message });
 }
 
 const ctx = {
   code,
-  get state() { return answer.state; },
-  get version() { return answer.version; },
-  send: (type, params = {}) => enqueue(() => api.postEvent(code, secret, { id: newId(), type, ...params, version: answer.version })),
-  undo: () => enqueue(() => api.undo(code, secret, answer.version)),
-  check: (name, params) => api.check(code, name, params),
+  get state() { return table.view; },
+  get version() { return table.version; },
+  async send(type, params = {}) {
+    const result = await table.tap("event", { type, ...params });
+    if (result.ok) { clearToast(); vibrate(); } else refused(result.error);
+    return result.ok;
+  },
+  async undo() {
+    const result = await table.tap("undo");
+    if (!result.ok) refused(result.error);
+    return result.ok;
+  },
+  check: (name, params) => table.check(name, params),
   render: () => render(),
 };
 
-let module = null;
+function describe(event) {
+  if (!event) return "annuler";
+  const { type, ...params } = event;
+  return `${type} ${JSON.stringify(params)}`;
+}
+
+function renderRejected() {
+  fill(rejectedEl, table.rejected.length ? h("section", { class: "card rejected" },
+    h("h2", {}, "Actions refusées à la synchronisation ", h("small", {}, "Refused when synced")),
+    h("p", { class: "hint" }, "La table a changé entre-temps (un·e co-arbitre ?) : ces actions ne sont plus permises."),
+    table.rejected.map((entry) => h("div", { class: "reveal-row", "data-rejected": entry.op.id },
+      h("code", {}, describe(entry.op.event)),
+      h("div", {}, entry.error.messages?.fr || entry.error.code),
+      entry.error.messages?.en ? h("div", { class: "muted", lang: "en" }, entry.error.messages.en) : null,
+      h("button", { type: "button", class: "secondary", onclick: () => table.dismiss(entry.seq) }, "Vu")))) : null);
+}
 
 function render() {
-  if (module) module.referee(app, answer.state, ctx);
+  if (!module || !table) return;
+  const status = table.status();
+  syncEl.className = `sync ${status.kind === "ok" ? "ok" : status.kind === "off" ? "off" : ""}`;
+  syncEl.textContent = status.text;
+  syncEl.dataset.waiting = status.waiting;
+  syncEl.dataset.engine = table.engine;
+  renderRejected();
+  module.referee(app, table.view, ctx);
+  document.getElementById("snapshot").disabled = table.engine !== "ready";
+}
+
+async function showSnapshot() {
+  const { url, svg, error } = await table.snapshot(`${location.origin}/s`);
+  const dialog = document.getElementById("snapshot-dialog");
+  const picture = h("div", { class: "qr" });
+  if (svg) picture.innerHTML = svg; // made by our own engine from the table's view, not user HTML
+  fill(dialog.querySelector(".body"),
+    h("h2", {}, "QR instantané ", h("small", {}, "Snapshot QR")),
+    h("p", { class: "hint" }, "L'état de la table maintenant, dans le QR lui-même : il s'ouvre sans réseau sur un téléphone où Arbitre est installé. Il ne suit pas les taps suivants."),
+    svg ? picture : h("p", { class: "error" }, `Table trop grande pour un QR (${error?.params?.length} caractères).`),
+    h("a", { href: url, id: "snapshot-url", class: "muted", style: "word-break:break-all;font-size:.7rem" }, url));
+  dialog.showModal();
 }
 
 async function keepAwake() {
@@ -68,18 +91,22 @@ async function keepAwake() {
 }
 
 if (!secret) {
-  app.replaceChildren(h("section", { class: "card" },
+  fill(app, h("section", { class: "card" },
     h("h1", {}, "Accès arbitre requis"),
     h("p", {}, "Ce téléphone n'a pas le secret de l'arbitre de cette table. Ouvrez le lien de passation donné par l'arbitre, ou suivez la table."),
     h("p", { class: "muted", lang: "en" }, "This phone does not hold the referee secret for this table."),
     h("a", { class: "button primary", href: `/t/${code}` }, "Suivre la table")));
   document.getElementById("undo").disabled = true;
+  document.getElementById("snapshot").disabled = true;
 } else {
   remember(code, { game, role: "referee" });
   module = await import(`./games/${game}.js`);
+  table = new TableSync({ code, game, secret, answer: initial, onChange: render,
+    onRejected: (op, error) => refused(error) });
+  await table.start();
   document.getElementById("undo").addEventListener("click", () => ctx.undo());
-  render();
-  follow(code, setAnswer, document.getElementById("sync"));
+  document.getElementById("snapshot").addEventListener("click", showSnapshot);
+  follow(code, (answer) => table.heard(answer), null);
   keepAwake();
   document.addEventListener("visibilitychange", keepAwake);
 }

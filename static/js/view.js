@@ -1,10 +1,20 @@
-// The table view the QR code opens: read-only, redrawn live on every referee tap.
+// The table view the QR code opens: read-only, redrawn live on every referee tap. The last state
+// seen is kept on the phone, so a reload with no network still shows it, with its age.
 import { follow } from "./live.js";
 import { recall, remember } from "./tables.js";
 
 const app = document.getElementById("app");
 const { code, game, player } = app.dataset;
+const KEY = `arbitre.view.${code}`;
 let answer = JSON.parse(document.getElementById("initial").textContent);
+let seenAt = null;
+try {
+  const kept = JSON.parse(localStorage.getItem(KEY));
+  if (kept && kept.answer.version > answer.version) {
+    answer = kept.answer;
+    seenAt = new Date(kept.at);
+  }
+} catch { /* nothing kept */ }
 const module = await import(`./games/${game}.js`);
 
 if (!recall(code)?.secret) remember(code, { game, role: "follower" });
@@ -16,9 +26,10 @@ function render() {
 }
 
 render();
-follow(code, (fresh) => {
+follow(code, (fresh, at) => {
+  localStorage.setItem(KEY, JSON.stringify({ answer: fresh, at: at.toISOString() }));
   if (fresh.version >= answer.version) {
     answer = fresh;
     render();
   }
-}, document.getElementById("sync"));
+}, document.getElementById("sync"), { lastAt: seenAt });

@@ -1,0 +1,36 @@
+// The rules engine in the browser: Pyodide runs engine/ (the same Python as the server) in this
+// Web Worker, so offline taps are checked and scored exactly as the server will.
+import { loadPyodide } from "/pyodide/pyodide.mjs";
+
+const APP_DIR = "/home/pyodide/arbitre";
+
+const ready = (async () => {
+  const started = performance.now();
+  const [pyodide, bundle] = await Promise.all([
+    loadPyodide({ indexURL: "/pyodide/" }),
+    fetch("/engine/bundle.json").then((response) => response.json()),
+  ]);
+  for (const [path, source] of Object.entries(bundle.files)) {
+    const file = `${APP_DIR}/${path}`;
+    pyodide.FS.mkdirTree(file.slice(0, file.lastIndexOf("/")));
+    pyodide.FS.writeFile(file, source);
+  }
+  pyodide.runPython(`import sys\nsys.path.insert(0, "${APP_DIR}")`);
+  const handle = pyodide.pyimport("engine.jsonio").handle;
+  handle(JSON.stringify({ op: "warm" })); // imports every game module now, not on the first tap
+  return { handle, ms: performance.now() - started, version: bundle.version };
+})();
+
+ready.then(
+  ({ ms, version }) => postMessage({ ready: true, ms, version }),
+  (err) => postMessage({ ready: false, error: String(err) }),
+);
+
+self.onmessage = async ({ data }) => {
+  try {
+    const { handle } = await ready;
+    postMessage({ id: data.id, answer: JSON.parse(handle(JSON.stringify(data.request))) });
+  } catch (err) {
+    postMessage({ id: data.id, error: String(err) });
+  }
+};

@@ -1,0 +1,67 @@
+// The referee's durable memory in IndexedDB: per table, the log last acknowledged by the server
+// ("base"), the outbox of taps not yet acknowledged (in order), and taps the rules turned down
+// after a conflict (kept until the referee has seen them).
+
+const DB_NAME = "arbitre";
+let opening = null;
+
+function db() {
+  opening ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB_NAME, 1);
+    request.onupgradeneeded = () => {
+      const database = request.result;
+      database.createObjectStore("bases", { keyPath: "code" });
+      database.createObjectStore("outbox", { keyPath: "seq", autoIncrement: true }).createIndex("code", "code");
+      database.createObjectStore("rejected", { keyPath: "seq", autoIncrement: true }).createIndex("code", "code");
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  return opening;
+}
+
+async function run(storeName, mode, work) {
+  const database = await db();
+  return new Promise((resolve, reject) => {
+    const tx = database.transaction(storeName, mode);
+    const result = work(tx.objectStore(storeName));
+    // Resolve only once the transaction is durable: an acknowledged tap must survive a reload.
+    tx.oncomplete = () => resolve(result?.result ?? result);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
+}
+
+export const loadBase = (code) => run("bases", "readonly", (store) => store.get(code));
+export const saveBase = (base) => run("bases", "readwrite", (store) => store.put({ ...base, savedAt: Date.now() }));
+
+async function byCode(storeName, code) {
+  const rows = await run(storeName, "readonly", (store) => store.index("code").getAll(code));
+  return rows.sort((a, b) => a.seq - b.seq);
+}
+
+export const pending = (code) => byCode("outbox", code);
+export const rejected = (code) => byCode("rejected", code);
+
+export async function push(code, op) {
+  const seq = await run("outbox", "readwrite", (store) => store.add({ ...op, code, at: Date.now() }));
+  return { ...op, code, seq };
+}
+
+export const remove = (seq) => run("outbox", "readwrite", (store) => store.delete(seq));
+
+// Moves taps from the outbox to the rejected list in one transaction: never dropped silently.
+export async function reject(code, entries) {
+  const database = await db();
+  return new Promise((resolve, reject) => {
+    const tx = database.transaction(["outbox", "rejected"], "readwrite");
+    for (const { op, error } of entries) {
+      tx.objectStore("outbox").delete(op.seq);
+      tx.objectStore("rejected").add({ code, op: { kind: op.kind, id: op.id, event: op.event }, error, at: Date.now() });
+    }
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+  });
+}
+
+export const dismiss = (seq) => run("rejected", "readwrite", (store) => store.delete(seq));

@@ -1,0 +1,27 @@
+// Opens a snapshot QR: the table's view travels in the URL fragment (deflated JSON, base64url),
+// so an installed phone shows it with no network at all.
+import { fill, h } from "./ui.js";
+
+const app = document.getElementById("app");
+
+async function unpack(fragment) {
+  const base64 = fragment.replace(/-/g, "+").replace(/_/g, "/");
+  const bytes = Uint8Array.from(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+try {
+  const snapshot = await unpack(location.hash.slice(1));
+  const module = await import(`./games/${snapshot.game}.js`);
+  const at = new Date(snapshot.at);
+  const age = document.getElementById("snapshot-age");
+  age.textContent = `instantané de ${at.toLocaleTimeString("fr-FR", { hour: "2-digit", minute: "2-digit" })}`;
+  age.dataset.at = snapshot.at;
+  app.dataset.code = snapshot.code;
+  app.dataset.game = snapshot.game;
+  module.view(app, snapshot.state, { code: snapshot.code, snapshot: true });
+} catch (err) {
+  fill(app, h("p", { class: "error" }, "Cet instantané est illisible ou incomplet.",
+    h("small", { lang: "en" }, " This snapshot cannot be read.")));
+}

@@ -1,0 +1,198 @@
+// Keeps one referee's table: the server's log as last acknowledged (base), the taps waiting to be
+// sent (outbox, in IndexedDB), and what the table looks like with them (projected by the engine
+// worker, exactly as the server will compute it). Taps are sent oldest first, one at a time, each
+// against the version it follows; a 409 means someone else wrote first: the waiting taps are
+// replayed on the fresh log, and those the rules no longer allow are set aside with the reason.
+import { api, newId } from "./api.js";
+import { ask, startEngine } from "./engine.js";
+import * as box from "./outbox.js";
+
+const RETRY_MS = 4000;
+
+export class TableSync {
+  constructor({ code, game, secret, answer, onChange, onRejected }) {
+    Object.assign(this, { code, game, secret, onChange, onRejected });
+    this.server = answer; // the latest answer seen from the server: {version, state}
+    this.view = answer.state;
+    this.base = null;
+    this.pending = [];
+    this.rejected = [];
+    this.engine = "loading";
+    this.online = navigator.onLine;
+    this.flushing = null;
+    this.problem = null;
+  }
+
+  async start() {
+    this.base = (await box.loadBase(this.code)) || null;
+    this.pending = await box.pending(this.code);
+    this.rejected = await box.rejected(this.code);
+    if (!this.base || this.base.version < this.server.version) await this.refreshBase().catch(() => {});
+    this.changed();
+    startEngine().then(() => { this.engine = "ready"; return this.reproject(); }, () => { this.engine = "failed"; this.changed(); });
+    addEventListener("online", () => { this.online = true; this.flush(); });
+    addEventListener("offline", () => { this.online = false; this.changed(); });
+    setInterval(() => { if (this.pending.length) this.flush(); }, RETRY_MS);
+    this.flush();
+  }
+
+  // --- what the page shows -----------------------------------------------------------------
+
+  get version() {
+    return this.base ? this.base.version : this.server.version;
+  }
+
+  status() {
+    const waiting = this.pending.length;
+    if (this.problem) return { kind: "off", text: this.problem.messages.fr, waiting };
+    if (!this.online) return { kind: "off", text: waiting ? `hors ligne · ${waiting} en attente` : "hors ligne · à jour", waiting };
+    if (waiting) return { kind: "busy", text: `⏳ ${waiting} en attente`, waiting };
+    return { kind: "ok", text: "✓ synchronisé", waiting };
+  }
+
+  changed() {
+    this.onChange?.(this);
+  }
+
+  // --- the engine's projection ----------------------------------------------------------------
+
+  project(extra = []) {
+    const ops = [...this.pending, ...extra].map(({ kind, event }) => ({ kind, event }));
+    return ask({ op: "project", game: this.game, players: this.base.players, options: this.base.options,
+      events: this.base.events, pending: ops });
+  }
+
+  // Recomputes the view; waiting taps that the rules now refuse (after a rebase) are set aside.
+  async reproject() {
+    if (this.engine !== "ready" || !this.base) {
+      if (!this.pending.length) this.view = this.server.state;
+      this.changed();
+      return;
+    }
+    for (;;) {
+      const projection = await this.project();
+      const failed = projection.pending.findIndex((result) => !result.ok);
+      if (failed < 0) {
+        this.view = projection.state;
+        break;
+      }
+      await this.setAside(this.pending[failed], projection.pending[failed].error);
+    }
+    this.changed();
+  }
+
+  async setAside(op, error) {
+    await box.reject(this.code, [{ op, error }]);
+    this.pending = this.pending.filter((other) => other.seq !== op.seq);
+    this.rejected = await box.rejected(this.code);
+    this.onRejected?.(op, error);
+  }
+
+  async dismiss(seq) {
+    await box.dismiss(seq);
+    this.rejected = await box.rejected(this.code);
+    this.changed();
+  }
+
+  // --- taps --------------------------------------------------------------------------------------
+
+  // Returns {ok: true} once the tap is safe in the outbox, or {ok: false, error} if the rules refuse it.
+  async tap(kind, event) {
+    const op = { kind, id: newId(), event };
+    let view = null;
+    if (this.engine === "ready" && this.base) {
+      const projection = await this.project([op]);
+      const result = projection.pending.at(-1);
+      if (!result.ok) return { ok: false, error: result.error };
+      view = projection.state;
+    }
+    this.pending.push(await box.push(this.code, op)); // durable before anything else happens
+    if (view) this.view = view;
+    this.changed();
+    this.flush();
+    return { ok: true };
+  }
+
+  async check(name, params) {
+    if (this.engine === "ready" && this.base) {
+      const result = await ask({ op: "check", name, params });
+      if (result.error) throw Object.assign(new Error(result.error.code), { messages: result.error.messages || {} });
+      return result.answer;
+    }
+    return api.check(this.code, name, params);
+  }
+
+  snapshot(base) {
+    return ask({ op: "snapshot_qr", base,
+      view: { game: this.game, code: this.code, at: new Date().toISOString(), state: this.view } });
+  }
+
+  // --- the server -------------------------------------------------------------------------------
+
+  async refreshBase() {
+    const log = await api.log(this.code);
+    this.base = { code: this.code, game: log.game, players: log.players, options: log.options,
+      version: log.version, events: log.events.map((entry) => entry.event) };
+    await box.saveBase(this.base);
+    this.online = true;
+  }
+
+  // A state pushed by the live stream (a co-referee's tap, or our own echoed back).
+  async heard(answer) {
+    if (answer.version <= this.version) return;
+    this.server = answer;
+    if (this.pending.length) return; // the next send meets the change as a 409 and rebases
+    await this.refreshBase().catch(() => {});
+    await this.reproject();
+  }
+
+  flush() {
+    this.flushing ??= this.sendAll().finally(() => { this.flushing = null; this.changed(); });
+    return this.flushing;
+  }
+
+  async sendAll() {
+    if (!this.base && this.pending.length) {
+      try { await this.refreshBase(); } catch { this.online = false; return; }
+    }
+    while (this.pending.length) {
+      const op = this.pending[0];
+      const body = { id: op.id, version: this.base.version, ...(op.kind === "event" ? op.event : {}) };
+      let answer;
+      try {
+        answer = op.kind === "event"
+          ? await api.postEvent(this.code, this.secret, body)
+          : await api.undo(this.code, this.secret, this.base.version, op.id);
+      } catch (err) {
+        if (err.status === 0) { this.online = false; return; }
+        this.online = true;
+        if (err.status === 409) {
+          await this.refreshBase();
+          await this.reproject();
+          continue;
+        }
+        if (err.status === 422) {
+          await this.setAside(op, { code: err.code, messages: err.messages, params: err.params });
+          await this.reproject();
+          continue;
+        }
+        this.problem = err; // a lost secret or a server fault: keep every tap and say so
+        return;
+      }
+      this.online = true;
+      this.problem = null;
+      if (answer.version === this.base.version + 1) {
+        if (op.kind === "event") this.base.events.push(op.event);
+        else this.base.events.pop();
+        this.base.version = answer.version;
+        await box.saveBase(this.base);
+      }
+      await box.remove(op.seq);
+      this.pending.shift();
+      if (answer.version !== this.base.version) await this.refreshBase(); // a retry answered from the past
+      this.server = answer;
+      if (this.engine !== "ready" && !this.pending.length) this.view = answer.state;
+      this.changed();
+    }
+  }
+}
