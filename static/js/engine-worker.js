@@ -6,8 +6,9 @@ const APP_DIR = "/home/pyodide/arbitre";
 
 const ready = (async () => {
   const started = performance.now();
+  const stages = {};
   const [pyodide, bundle] = await Promise.all([
-    loadPyodide({ indexURL: "/pyodide/" }),
+    loadPyodide({ indexURL: "/pyodide/" }).then((py) => { stages.runtime = performance.now() - started; return py; }),
     fetch("/engine/bundle.json").then((response) => response.json()),
   ]);
   for (const [path, source] of Object.entries(bundle.files)) {
@@ -18,11 +19,12 @@ const ready = (async () => {
   pyodide.runPython(`import sys\nsys.path.insert(0, "${APP_DIR}")`);
   const handle = pyodide.pyimport("engine.jsonio").handle;
   handle(JSON.stringify({ op: "warm" })); // imports every game module now, not on the first tap
-  return { handle, ms: performance.now() - started, version: bundle.version };
+  stages.engine = performance.now() - started - stages.runtime;
+  return { handle, ms: performance.now() - started, stages, version: bundle.version };
 })();
 
 ready.then(
-  ({ ms, version }) => postMessage({ ready: true, ms, version }),
+  ({ ms, stages, version }) => postMessage({ ready: true, ms, stages, version }),
   (err) => postMessage({ ready: false, error: String(err) }),
 );
 

@@ -30,6 +30,8 @@ export function follow(code, onAnswer, statusEl, { lastAt = null } = {}) {
     };
   };
   addEventListener("online", open);
+  // The phone knows it lost the network before the stream notices: say so at once.
+  addEventListener("offline", () => { source?.close(); show(false); });
   setInterval(() => { if (statusEl?.dataset.live === "0") show(false); }, 30000); // keep "il y a n min" true
   show(false);
   open();

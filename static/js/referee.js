@@ -68,6 +68,10 @@ function render() {
   syncEl.textContent = status.text;
   syncEl.dataset.waiting = status.waiting;
   syncEl.dataset.engine = table.engine;
+  if (table.engineMs) {
+    syncEl.dataset.engineMs = Math.round(table.engineMs);
+    syncEl.dataset.runtimeMs = Math.round(table.engineStages.runtime);
+  }
   renderRejected();
   module.referee(app, table.view, ctx);
   document.getElementById("snapshot").disabled = table.engine !== "ready";

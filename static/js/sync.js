@@ -29,7 +29,9 @@ export class TableSync {
     this.rejected = await box.rejected(this.code);
     if (!this.base || this.base.version < this.server.version) await this.refreshBase().catch(() => {});
     this.changed();
-    startEngine().then(() => { this.engine = "ready"; return this.reproject(); }, () => { this.engine = "failed"; this.changed(); });
+    startEngine().then(
+      ({ ms, stages }) => { this.engine = "ready"; this.engineMs = ms; this.engineStages = stages; return this.reproject(); },
+      () => { this.engine = "failed"; this.changed(); });
     addEventListener("online", () => { this.online = true; this.flush(); });
     addEventListener("offline", () => { this.online = false; this.changed(); });
     setInterval(() => { if (this.pending.length) this.flush(); }, RETRY_MS);

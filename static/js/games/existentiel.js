@@ -160,8 +160,9 @@ function track(state, p) {
   const squares = [];
   for (let n = 1; n <= ADVENTURES; n++) {
     const s = squareState(p, n);
+    const words = SQUARE_WORDS[s][0] + (s !== "refused" && p.refused.includes(n) ? " (refusée avant)" : "");
     squares.push(h("li", { class: `square sq-${s}${n === DEATH ? " sq-29" : ""}`, "data-square": n, "data-state": s,
-      "aria-label": `${adventure(state, n)} : ${SQUARE_WORDS[s][0]}`, title: `${adventure(state, n)} — ${SQUARE_WORDS[s][0]}` }, n));
+      "aria-label": `${adventure(state, n)} : ${words}`, title: `${adventure(state, n)} — ${words}` }, n));
   }
   return h("ol", { class: "track", "aria-label": `Parcours de ${p.name}` }, squares);
 }
@@ -244,7 +245,7 @@ export function referee(root, state, ctx) {
   if (draft.confirm29 && players[draft.confirm29]?.offered !== DEATH) draft.confirm29 = null;
   keepingFocus(root, () => fill(root,
     outcomeCard(state, players),
-    phaseBanner(state, players),
+    state.over ? null : phaseBanner(state, players),
     state.over ? h("p", { class: "hint center" }, "Plus personne n'est en lice. « Annuler » reprend le dernier geste si la table le souhaite.") : null,
     h("section", { class: "card" },
       h("h2", {}, "Aventurier·ères ", h("small", { lang: "en" }, "Players")),
@@ -272,15 +273,13 @@ function playerActions(state, p, ctx) {
 }
 
 function rollPanel(state, p, ctx) {
-  const from = p.score === null
-    ? `mois de naissance : ${MONTHS[p.birth_month - 1]} (${p.birth_month})`
-    : `score : ${p.next_base}`;
+  const from = p.score === null ? `son mois de naissance, ${MONTHS[p.birth_month - 1]}` : "son score, la dernière aventure atteinte";
   const pending = draft.virtual[p.id];
   const roll = async (die) => {
     if (await ctx.send("roll", { player: p.id, die })) delete draft.virtual[p.id];
   };
   return h("div", { class: "roll" },
-    h("p", { class: "hint" }, `Lancer de ${p.name} — le dé s'ajoute à ${p.next_base} (${from}).`),
+    h("p", { class: "hint" }, "Le dé s'ajoute à ", h("strong", { "data-base": p.next_base }, p.next_base), ` (${from}).`),
     h("div", { class: "dice", role: "group", "aria-label": `Valeur du dé de ${p.name}` },
       [1, 2, 3, 4, 5, 6].map((die) => h("button", {
         type: "button", class: "die", "data-die": die, "aria-label": `${die} au dé pour ${p.name}`,
@@ -441,8 +440,8 @@ export function view(root, state, { code }) {
   const players = byId(state);
   fill(root,
     outcomeCard(state, players),
-    phaseBanner(state, players),
-    rendezvousCard(state, code),
+    state.over ? null : phaseBanner(state, players),
+    state.over ? null : rendezvousCard(state, code),
     h("section", { class: "card" },
       h("h2", {}, "Aventurier·ères ", h("small", { lang: "en" }, "Players")),
       h("div", { class: "players" }, state.players.map((p) =>
@@ -473,7 +472,8 @@ export function player(root, state, { code, player: id }) {
       h("span", { class: `square sq-${s}`, "aria-hidden": "true" }, n),
       h("span", { class: "adventure-title" }, state.titles[n - 1],
         n === DEATH ? h("small", {}, " — vécue seulement à la mort") : null),
-      h("span", { class: `state-label st-${s}` }, s === "none" ? "—" : SQUARE_WORDS[s][0])));
+      h("span", { class: `state-label st-${s}` }, s === "none" ? "—" : SQUARE_WORDS[s][0],
+        s !== "refused" && p.refused.includes(n) ? h("small", { class: "also-refused" }, " (refusée avant)") : null)));
   }
   fill(root,
     h("p", {}, h("a", { href: `/t/${code}`, id: "back-to-table", class: "button secondary" }, "← La table ", h("small", { lang: "en" }, "back to the table"))),

@@ -43,10 +43,12 @@ function face(card) {
     h("span", { class: `gj-suit ${RED.includes(suit) ? "red" : "black"}`, "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
 }
 
-// Card codes inside the engine's sentences ("4S", "QD") written with their suit symbols.
-function pretty(text, lang) {
-  return String(text).replace(/\b(10|[A2-9JQK])([SCHD])\b/g, (_, rank, suit) =>
-    `${lang === "fr" ? RANK_FR[rank] || rank : rank}${SUIT_SYMBOL[suit]}`);
+// Card codes inside the engine's sentences ("4S", "QD") written with their suit symbols, and
+// player ids ("p3", in a contest's answer) with their names.
+function pretty(text, lang, players = {}) {
+  return String(text)
+    .replace(/\b(10|[A2-9JQK])([SCHD])\b/g, (_, rank, suit) => `${lang === "fr" ? RANK_FR[rank] || rank : rank}${SUIT_SYMBOL[suit]}`)
+    .replace(/\bp\d+\b/g, (id) => players[id]?.name ?? id);
 }
 
 function ranksFor(rules, { faces = true } = {}) {
@@ -130,7 +132,7 @@ function winnerBanner(state, players) {
   return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
     shared ? `🏆 Victoire partagée : ${list}` : `🏆 ${list} gagne !`,
     h("div", { class: "gj-winner-total" }, `${total} points`),
-    h("div", { class: "muted", lang: "en" }, shared ? `Shared win: ${names.join(" and ")}, ${total} points` : `${list} wins with ${total} points`));
+    h("small", { class: "gj-block", lang: "en" }, shared ? `Shared win: ${names.join(" and ")}, ${total} points` : `${list} wins with ${total} points`));
 }
 
 function noteCard(state) {
@@ -171,8 +173,8 @@ export function referee(root, state, ctx) {
     state.over ? h("p", { class: "hint center" }, "Partie terminée. « Annuler » rouvre la dernière manche si la table le préfère.") : null,
     noteCard(state),
     statusCard(state, players),
-    state.over ? null : queenCards(state, players, ctx),
     state.over ? null : newbornPicker(state, players, ctx),
+    state.over ? null : queenCards(state, players, ctx),
     state.over ? null : abortionCard(state, ctx),
     state.over ? null : sheetsCard(state),
     state.over ? null : closeCard(state, ctx),
@@ -196,10 +198,10 @@ function newbornPicker(state, players, ctx) {
   };
   let step;
   if (!player) {
-    step = h("p", { class: "hint" }, "1. Qui met au monde ? ", h("small", {}, "Who gives birth?"));
+    step = h("p", { class: "hint gj-step" }, "1. Qui met au monde ? ", h("small", {}, "Who gives birth?"));
   } else if (!gf) {
     step = [
-      h("p", { class: "hint" }, "2. Le Gamète Femelle (rouge) ", h("small", {}, "the female gamete")),
+      h("p", { class: "hint gj-step" }, "2. Gamète Femelle ", h("small", {}, "female gamete, red")),
       cardGrid(RED, ranksFor(state.rules), (card) => cardButton(card, {
         disabled: used.has(card),
         sub: isFace(card) ? ROYAL[rankOf(card)][1] + " pts" : null,
@@ -209,7 +211,7 @@ function newbornPicker(state, players, ctx) {
   } else {
     // A number GF takes only number GMs; a Royal Ovum takes any GM, imperials included.
     step = [
-      h("p", { class: "hint" }, "3. Le Gamète Mâle (noir) : la naissance est notée ", h("small", {}, "the male gamete records the birth")),
+      h("p", { class: "hint gj-step" }, "3. Gamète Mâle : la naissance est notée ", h("small", {}, "male gamete, black")),
       cardGrid(BLACK, ranksFor(state.rules, { faces: isFace(gf) }), (card) => {
         let sub = null;
         if (!isFace(gf)) {
@@ -224,16 +226,17 @@ function newbornPicker(state, players, ctx) {
     h("div", { class: "gj-picker-head" },
       h("h2", {}, "Naissance ", h("small", {}, "Newborn")),
       h("div", { class: "gj-crumbs", "aria-live": "polite" },
-        player ? h("span", { class: "gj-crumb" }, players[player].name) : null,
+        player ? h("button", { type: "button", class: "gj-crumb", "data-action": "change-player", style: `--pc:${colorOf(state, player)}`,
+          "aria-label": `Changer de joueur·euse (${players[player].name})`, onclick: () => pick("player", null) },
+          h("span", { class: "gj-dot", "aria-hidden": "true" }), players[player].name) : null,
         gf ? h("button", { type: "button", class: "gj-crumb gj-crumb-card", "data-action": "change-gf", "aria-label": `Changer le GF ${cardName(gf)}`,
-          onclick: () => pick("gf", null) }, face(gf), " ×") : null,
+          onclick: () => pick("gf", null) }, face(gf)) : null,
         player ? h("button", { type: "button", class: "secondary gj-clear", "data-action": "clear-newborn", "aria-label": "Effacer",
           onclick: () => { draft.player = null; draft.gf = null; ctx.render(); } }, "✕") : null)),
-    h("div", { class: "gj-chips", role: "group", "aria-label": "Joueur·euse" }, state.players.map((p) =>
+    step,
+    player ? null : h("div", { class: "gj-chips", role: "group", "aria-label": "Joueur·euse" }, state.players.map((p) =>
       h("button", { type: "button", class: "gj-chip", "data-player": p.id, "data-pick": "player",
-        style: `--pc:${colorOf(state, p.id)}`, "aria-pressed": String(player === p.id),
-        onclick: () => pick("player", player === p.id ? null : p.id) }, p.name))),
-    step);
+        style: `--pc:${colorOf(state, p.id)}`, onclick: () => pick("player", p.id) }, p.name))));
 }
 
 function abortionCard(state, ctx) {
@@ -350,7 +353,7 @@ function quiARaison(state, players, ctx) {
   const slots = slotsOf(state, qa.check);
   const activeSlot = slots.find(([key]) => key === qa.active);
   const choose = (card) => {
-    qa.cards[qa.active] = card;
+    if (card) qa.cards[qa.active] = card;
     const empty = slots.find(([key, , , optional]) => !qa.cards[key] && !optional);
     const index = slots.findIndex(([key]) => key === qa.active);
     // Next empty required slot; in a contest, the next player's GM; else close the grid.
@@ -364,8 +367,13 @@ function quiARaison(state, players, ctx) {
     const [key, color] = activeSlot;
     const suits = color === "red" ? RED : BLACK;
     const ranks = color === "imperial" ? FACES : ranksFor(state.rules);
+    const optional = activeSlot[3];
     grid = h("div", { class: "gj-qa-grid" },
       h("p", { class: "hint" }, `${activeSlot[2]} : touchez une carte ${color === "red" ? "rouge" : "noire"}`),
+      optional ? h("button", { type: "button", class: "secondary gj-none", "data-action": "no-gm", onclick: () => {
+        delete qa.cards[key];
+        choose(null);
+      } }, `${activeSlot[2]} n'éjacule pas `, h("small", {}, "no ejaculation")) : null,
       cardGrid(suits, ranks, (card) => cardButton(card, { pressed: qa.cards[key] === card, onclick: () => choose(card) }), { "data-grid": `qa-${key}` }));
   }
   const answer = qa.answer;
@@ -385,9 +393,7 @@ function quiARaison(state, players, ctx) {
     h("div", { class: "gj-slots" }, slots.map(([key, , label, optional]) =>
       h("button", { type: "button", class: "gj-slot", "data-slot": key, "aria-pressed": String(qa.active === key),
         onclick: () => { qa.active = qa.active === key ? null : key; ctx.render(); } },
-        h("small", {}, label), qa.cards[key] ? face(qa.cards[key]) : h("span", { class: "gj-empty-slot" }, optional ? "—" : "?"),
-        optional && qa.cards[key] ? h("span", { class: "gj-unset", role: "button", "aria-label": `Retirer ${label}`,
-          onclick: (e) => { e.stopPropagation(); delete qa.cards[key]; qa.answer = null; ctx.render(); } }, "✕") : null))),
+        h("small", {}, label), qa.cards[key] ? face(qa.cards[key]) : h("span", { class: "gj-empty-slot" }, optional ? "—" : "?")))),
     qa.check === "bonus" ? h("div", { class: "gj-tabs gj-against", role: "group", "aria-label": "Contre" },
       h("span", { class: "hint" }, "contre"),
       AGAINST.map(([value, label]) => h("button", { type: "button", "data-against": value, "aria-pressed": String(qa.against === value),
@@ -398,9 +404,8 @@ function quiARaison(state, players, ctx) {
     answer ? h("div", { class: `gj-answer ${answer.ok ? "yes" : "no"}`, "data-answer": answer.code, "data-ok": String(Boolean(answer.ok)), role: "status" },
       h("span", { class: "gj-verdict", "aria-hidden": "true" }, answer.ok ? "✔" : "✘"),
       h("div", {},
-        h("p", { class: "fr" }, pretty(answer.messages?.fr ?? answer.message ?? answer.code, "fr")),
-        answer.messages?.en ? h("small", { lang: "en" }, pretty(answer.messages.en, "en")) : null,
-        answer.winner && players[answer.winner] ? h("p", { class: "gj-winner-line" }, `→ ${players[answer.winner].name}`) : null)) : null);
+        h("p", { class: "fr" }, pretty(answer.messages?.fr ?? answer.message ?? answer.code, "fr", players)),
+        answer.messages?.en ? h("small", { lang: "en" }, pretty(answer.messages.en, "en", players)) : null)) : null);
 }
 
 // --- table view ---------------------------------------------------------------------------------
@@ -414,7 +419,8 @@ function ranked(state) {
 
 function standingsCard(state) {
   return h("section", { class: "card", id: "standings" },
-    h("h2", {}, "Classement ", h("small", {}, state.over ? "Final standings" : `Standings after ${state.players[0].round_scores.length} round(s)`)),
+    h("h2", {}, "Classement ", h("small", {}, state.over ? "Final standings" : "Standings")),
+    state.over ? null : h("p", { class: "hint" }, `Après ${plural(state.players[0].round_scores.length, "manche", "manches")} sur ${state.rounds}`),
     h("ol", { class: "gj-standings" }, ranked(state).map(({ p, rank }) =>
       h("li", { "data-standing": p.id, "data-rank": rank, style: `--pc:${colorOf(state, p.id)}`, class: state.winners.includes(p.id) ? "won" : null },
         h("span", { class: "gj-rank-n" }, rank === 1 && state.over ? "🏆" : `${rank}`),
@@ -436,7 +442,8 @@ function roundsCard(state) {
     h("h2", {}, "Manches ", h("small", {}, "Closed rounds")),
     h("div", { class: "gj-scroll" }, h("table", { class: "sheet-table gj-rounds-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), state.players.map((p) =>
-        h("th", { scope: "col", style: `--pc:${colorOf(state, p.id)}` }, h("span", { class: "gj-dot", "aria-hidden": "true" }), p.name)))),
+        h("th", { scope: "col", style: `--pc:${colorOf(state, p.id)}`, title: p.name },
+          h("span", { class: "gj-dot", "aria-hidden": "true" }), h("span", { class: "gj-th-name" }, p.name))))),
       h("tbody", {}, rows),
       h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Σ"), state.players.map((p) => h("td", { "data-sum": p.id }, h("strong", {}, p.total))))))));
 }

@@ -1,0 +1,71 @@
+"""Shared by the benchmarks: a real `companion serve` on a free port, and Debian's Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def server(env: dict | None = None):
+    """Yields the base URL of a fresh server with its own SQLite database (or DATABASE_URL from env)."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as instance:
+        environ = {**os.environ, "ARBITRE_INSTANCE": instance, **(env or {})}
+        companion = Path(sys.executable).with_name("companion")
+        process = subprocess.Popen([str(companion), "serve", "--host", "127.0.0.1", "--port", str(port)],
+                                   env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    urllib.request.urlopen(base + "/api/tables/ZZZZZZ", timeout=1)
+                except urllib.error.HTTPError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or process.poll() is not None:
+                        raise RuntimeError("the server did not start") from None
+                    time.sleep(0.2)
+            yield base
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def call(base: str, path: str, body=None, secret: str | None = None, method: str | None = None):
+    headers = {"Content-Type": "application/json"}
+    if secret:
+        headers["Authorization"] = f"Bearer {secret}"
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def summary(label: str, values: list[float], unit: str = "ms") -> str:
+    values = sorted(values)
+    p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
+    return (f"{label:<44} n={len(values):<4} median {statistics.median(values):8.2f} {unit}"
+            f"   p95 {p95:8.2f} {unit}   min {values[0]:8.2f} {unit}")

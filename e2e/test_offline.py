@@ -1,0 +1,231 @@
+"""Offline refereeing in Chromium with the network really cut (``set_offline``).
+
+The referee installs the app (service worker ready, engine worker ready), loses the network, keeps
+tapping — refusals come from the engine on the phone, undo works — reloads while still offline and
+loses nothing; when the network returns, the server has exactly those events, once each, in order.
+Also: a co-referee's write meanwhile (the conflict case), the follower that goes offline, and the
+snapshot QR opened with no network on a second phone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+from playwright.sync_api import expect
+
+ENGINE_TIMEOUT_MS = 90_000  # Pyodide compiles ~10 MB of wasm: slow on a busy 2-core machine
+SYNC_TIMEOUT_MS = 20_000
+
+
+def api(base: str, path: str, body=None, secret: str | None = None):
+    headers = {"Content-Type": "application/json"}
+    if secret:
+        headers["Authorization"] = f"Bearer {secret}"
+    data = json.dumps(body).encode() if body is not None else None
+    with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers), timeout=10) as r:
+        return json.load(r)
+
+
+def installed_referee(phone, server, table):
+    """A phone that opened the referee page and has the app installed: service worker and engine ready."""
+    context = phone()
+    page = context.new_page()
+    page.goto(f"/r/{table['code']}#s={table['secret']}")
+    expect(page.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+    expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
+    return context, page
+
+
+def lives(page, player: str) -> int:
+    return int(page.locator(f"[data-player={player}] .hearts").get_attribute("data-lives"))
+
+
+def reveal(page, cards: dict[str, int]) -> None:
+    for player, rank in cards.items():
+        page.click(f"[data-reveal={player}] [data-rank='{rank}']")
+    page.click("#confirm-reveal")
+
+
+def history(server, code):
+    return api(server, f"/api/tables/{code}/history")["events"]
+
+
+def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, server):
+    names = ["Alice", "Bruno", "Chloé", "Dario", "Emma", "Farid"]
+    table = api(server, "/api/tables", {"game": "morto", "players": names, "options": {"lives": 9}})
+    context, page = installed_referee(phone, server, table)
+    phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
+    context.set_offline(True)
+
+    expected = []  # the events the server must end up with, in order: (type, key detail, undone)
+    taps = 0
+    for round_number in range(1, 5):
+        dealer = page.locator("[data-dealer]").get_attribute("data-dealer")
+        toucher = next(f"p{i}" for i in range(1, 7) if f"p{i}" != dealer)
+        before = lives(page, toucher)
+        page.click(f"[data-player={toucher}] [data-action=touched_early]")
+        expect(page.locator(f"[data-player={toucher}] .hearts")).to_have_attribute("data-lives", str(before - 1))
+        expected.append(("touched_early", toucher))
+        taps += 1
+        order = [el.get_attribute("data-reveal") for el in page.locator("[data-reveal]").all()]
+        # A refusal first: five Assi when the deck has four — the phone's engine says which rule.
+        if round_number == 1:
+            reveal(page, {player: 1 for player in order})
+            expect(page.locator("#toast")).to_contain_text("quatre")
+            expect(page.locator("#toast .en")).to_contain_text("only four")
+            taps += 1
+        cards = {player: 2 + (i % 8) for i, player in enumerate(order)}
+        loser = min(cards, key=cards.get)
+        before = lives(page, loser)
+        reveal(page, cards)
+        expect(page.locator("[data-round]")).to_have_attribute("data-round", str(round_number + 1))
+        assert lives(page, loser) == before - 1
+        expected.append(("reveal", json.dumps(cards, sort_keys=True)))
+        taps += 1
+        # More touches, each its own event, to pass thirty taps.
+        for player in [p for p in order if p != page.locator("[data-dealer]").get_attribute("data-dealer")][:5]:
+            page.click(f"[data-player={player}] [data-action=touched_early]")
+            expected.append(("touched_early", player))
+            taps += 1
+        expect(page.locator("#sync")).to_have_attribute("data-waiting", str(len(expected)))
+
+    # Undo, offline: the last touch is taken back on screen at once, and will reach the server too.
+    undone_player = expected[-1][1]
+    before = lives(page, undone_player)
+    page.click("#undo")
+    expect(page.locator(f"[data-player={undone_player}] .hearts")).to_have_attribute("data-lives", str(before + 1))
+    taps += 1
+    assert taps >= 30
+    expect(page.locator("#sync")).to_contain_text("hors ligne")
+    screen = {p: lives(page, p) for p in (f"p{i}" for i in range(1, 7))}
+
+    # Reload with no network: the page comes from the service worker, the taps from IndexedDB.
+    page.reload()
+    expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", str(len(expected) + 1))
+    assert {p: lives(page, p) for p in screen} == screen
+    assert history(server, table["code"]) == []  # nothing reached the server while offline
+
+    context.set_offline(False)
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
+    expect(page.locator("#sync")).to_contain_text("synchronisé")
+    events = history(server, table["code"])
+    seen = [(e["event"]["type"], e["event"]["player"] if e["event"]["type"] == "touched_early"
+             else json.dumps(e["event"]["cards"], sort_keys=True)) for e in events]
+    assert seen == expected
+    assert len({e["id"] for e in events}) == len(events)
+    assert [e["undone"] for e in events] == [False] * (len(events) - 1) + [True]
+    server_state = api(server, f"/api/tables/{table['code']}")["state"]
+    assert {p["id"]: p["lives"] for p in server_state["players"]} == screen
+
+
+def test_conflict_with_a_co_referee_is_rebased_and_refusals_are_shown(phone, server):
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"],
+                                         "options": {"lives": 1}})
+    context, page = installed_referee(phone, server, table)
+    phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
+    context.set_offline(True)
+    page.click("[data-player=p3] [data-action=touched_early]")  # offline: Cyd touched early and dies
+    page.click("[data-player=p4] [data-action=touched_early]")  # and Dom
+    page.click("#undo")  # the referee changes their mind about Dom
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", "3")
+
+    # Meanwhile a co-referee, online, records that Ben touched early: the server moved on.
+    api(server, f"/api/tables/{table['code']}/events", {"id": "co-1", "type": "touched_early", "player": "p2"},
+        secret=table["secret"])
+
+    context.set_offline(False)
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
+    # The phone's taps were replayed on top of the co-referee's and all still held: sent, in order.
+    events = history(server, table["code"])
+    assert [(e["id"] == "co-1", e["event"]["player"], e["undone"]) for e in events] == [
+        (True, "p2", False), (False, "p3", False), (False, "p4", True)]
+    expect(page.locator("[data-rejected]")).to_have_count(0)
+    server_state = api(server, f"/api/tables/{table['code']}")["state"]
+    assert [p["alive"] for p in server_state["players"]] == [True, False, False, True]
+    for player in server_state["players"]:
+        expect(page.locator(f"[data-player={player['id']}] .hearts")).to_have_attribute(
+            "data-lives", str(player["lives"]))
+
+
+def test_a_tap_the_co_referee_made_illegal_is_set_aside_with_its_reason(phone, server):
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"],
+                                         "options": {"lives": 1}})
+    context, page = installed_referee(phone, server, table)
+    phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
+    context.set_offline(True)
+    page.click("[data-player=p3] [data-action=touched_early]")  # offline: Cyd touched early
+    page.click("[data-player=p2] [data-action=touched_early]")  # and Ben
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", "2")
+
+    # The co-referee already recorded Cyd's touch: Cyd is dead on the server.
+    api(server, f"/api/tables/{table['code']}/events", {"id": "co-1", "type": "touched_early", "player": "p3"},
+        secret=table["secret"])
+    context.set_offline(False)
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
+
+    # Cyd's second death is refused by the rules and shown with the reason; Ben's touch went through.
+    rejected = page.locator("[data-rejected]")
+    expect(rejected).to_have_count(1)
+    expect(rejected).to_contain_text("est mort·e")
+    expect(rejected).to_contain_text("is dead")
+    events = history(server, table["code"])
+    assert [(e["id"] == "co-1", e["event"]["player"]) for e in events] == [(True, "p3"), (False, "p2")]
+    expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "0")
+    rejected.get_by_role("button", name="Vu").click()
+    expect(rejected).to_have_count(0)
+
+
+def test_follower_offline_keeps_the_last_state_and_reconnects(phone, server):
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd"]})
+    follower = phone()
+    phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED|Failed to load resource")
+    view = follower.new_page()
+    view.goto(f"/t/{table['code']}")
+    expect(view.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+    expect(view.locator("#sync")).to_have_text("en direct")
+    api(server, f"/api/tables/{table['code']}/events", {"id": "e1", "type": "touched_early", "player": "p2"},
+        secret=table["secret"])
+    expect(view.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
+
+    follower.set_offline(True)
+    expect(view.locator("#sync")).to_contain_text(re.compile(r"hors ligne · état de \d\d:\d\d"))
+    view.reload()  # no network: the page from the service worker, the state from the phone's memory
+    expect(view.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
+    expect(view.locator("#sync")).to_contain_text("hors ligne · état de")
+
+    api(server, f"/api/tables/{table['code']}/events", {"id": "e2", "type": "touched_early", "player": "p3"},
+        secret=table["secret"])
+    follower.set_offline(False)
+    expect(view.locator("#sync")).to_have_text("en direct", timeout=SYNC_TIMEOUT_MS)
+    expect(view.locator("[data-player=p3] .hearts")).to_have_attribute("data-lives", "2")
+
+
+def test_snapshot_qr_opens_on_a_second_phone_with_no_network(phone, server):
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"],
+                                         "options": {"lives": 1}})
+    api(server, f"/api/tables/{table['code']}/events", {"id": "e1", "type": "touched_early", "player": "p3"},
+        secret=table["secret"])
+    referee, page = installed_referee(phone, server, table)
+    phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED|Failed to load resource")
+    referee.set_offline(True)  # the server cannot be reached at all
+    page.click("#snapshot")
+    dialog = page.locator("#snapshot-dialog")
+    expect(dialog.locator("svg")).to_be_visible()
+    url = dialog.locator("#snapshot-url").get_attribute("href")
+    assert url.startswith(f"{server}/s#")
+
+    # A player's phone that has the app installed (it visited once, online), then no network.
+    player = phone()
+    home = player.new_page()
+    home.goto("/")
+    expect(home.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+    player.set_offline(True)
+    snap = player.new_page()
+    snap.goto(url)
+    expect(snap.locator("#dead [data-dead=p3]")).to_have_text("Cyd")
+    expect(snap.locator("#snapshot-age")).to_contain_text("instantané de")
+    for pid, count in (("p1", 1), ("p2", 1), ("p3", 0), ("p4", 1)):
+        expect(snap.locator(f"[data-player={pid}] .hearts")).to_have_attribute("data-lives", str(count))

@@ -1,0 +1,433 @@
+"""Concurrency and durability of the store, on SQLite and PostgreSQL.
+
+- Writers racing on one table (threads, each in its own app context, so each with its own database
+  connection): every accepted event is in the log exactly once, versions run 1..N without a gap, and
+  the snapshot is what a replay of the log gives.
+- The real server (``companion serve`` in a subprocess) killed with SIGKILL right after it answered
+  201: once restarted, every acknowledged event is there. ``serve`` made the database itself.
+- The live stream of that real server delivers the new state after an event.
+
+Nothing here asserts on timing: waits only bound how long a broken server can hang the suite.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from companion import store
+from companion.models import Event, Table, db
+from conftest import free_port
+from engine import core
+
+PLAYERS = [f"Joueur {i}" for i in range(1, 21)]  # 20 players, 9 lives: many touches before anyone dies
+
+
+# --- racing writers ------------------------------------------------------------------------------
+
+
+def _write_until_answered(app, table_id: int, body: dict) -> tuple[int, dict]:
+    """Post like a client does: a 503 ``busy`` is retried with the same id; other refusals are answers."""
+    with app.app_context():
+        try:
+            for _ in range(200):
+                try:
+                    result, _fresh = store.append_event(table_id, dict(body))
+                    return 201, result
+                except store.StoreError as error:
+                    if error.code != "busy":
+                        return error.status, {"code": error.code, "params": error.params}
+                    time.sleep(0.005)
+                except core.RuleError as error:
+                    return 422, {"code": error.code}
+            raise AssertionError(f"{body['id']} never got through")
+        finally:
+            db.session.remove()
+
+
+def _race(app, table_id: int, bodies_per_thread: list[list[dict]]) -> list[list[tuple[int, dict]]]:
+    answers: list[list] = [[] for _ in bodies_per_thread]
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(bodies_per_thread))
+
+    def run(index: int) -> None:
+        try:
+            start.wait()
+            for body in bodies_per_thread[index]:
+                answers[index].append(_write_until_answered(app, table_id, body))
+        except BaseException as error:  # noqa: BLE001 - reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(bodies_per_thread))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    return answers
+
+
+def _log(app, table_id: int) -> tuple[Table, list[Event]]:
+    table = db.session.get(Table, table_id)
+    return table, store.history(table)
+
+
+def test_racing_writers_keep_one_gapless_log(app):
+    with app.app_context():
+        table, _secret = store.create_table("morto", PLAYERS, {"lives": 9})
+        table_id = table.id
+        db.session.remove()
+    per_thread = 30
+    targets = [f"p{i}" for i in range(2, 21)]  # everyone but the dealer p1
+    bodies = [
+        [{"id": f"t{thread}-{i}", "type": "touched_early", "player": targets[(i * 2 + thread) % len(targets)]}
+         for i in range(per_thread)]
+        for thread in range(2)
+    ]
+    # Both threads also send the same ids: a retry racing its original.
+    for i in range(10):
+        shared = {"id": f"shared-{i}", "type": "touched_early", "player": targets[i]}
+        bodies[0].insert(i * 3, dict(shared))
+        bodies[1].insert(i * 3 + 1, dict(shared))
+    answers = _race(app, table_id, bodies)
+
+    assert all(status == 201 for thread in answers for status, _ in thread), answers
+    sent_ids = {body["id"] for thread in bodies for body in thread}
+    shared_answers = {}
+    for thread, thread_bodies in zip(answers, bodies):
+        for (_, answer), body in zip(thread, thread_bodies):
+            if body["id"].startswith("shared-"):
+                shared_answers.setdefault(body["id"], []).append(answer)
+    assert all(first == second for first, second in shared_answers.values())
+
+    with app.app_context():
+        table, log = _log(app, table_id)
+        assert sorted(e.client_id for e in log) == sorted(sent_ids)  # each accepted event once
+        count = len(sent_ids)
+        assert [e.seq for e in log] == list(range(1, count + 1))
+        assert sorted(e.version for e in log) == list(range(1, count + 1))
+        assert [e.version for e in log] == [e.seq for e in log]
+        assert table.version == count
+        assert table.state == store.rebuild(table)
+        lost = sum(9 - p["lives"] for p in table.state["players"])
+        assert lost == count  # every touch cost exactly one life: none applied twice, none lost
+        # The answer each writer got is the version its event was logged with.
+        by_id = {e.client_id: e for e in log}
+        for thread, thread_bodies in zip(answers, bodies):
+            for (_, answer), body in zip(thread, thread_bodies):
+                assert answer["version"] == by_id[body["id"]].version
+
+
+def test_racing_writers_with_versions_one_wins_each_version(app):
+    """Writers that carry the version they read: a stale one gets 409, never a lost or double write."""
+    with app.app_context():
+        table, _secret = store.create_table("morto", PLAYERS, {"lives": 9})
+        table_id = table.id
+        db.session.remove()
+    outcomes: list[list[tuple[str, int]]] = [[], []]
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def run(thread: int) -> None:
+        try:
+            start.wait()
+            for i in range(25):
+                with app.app_context():
+                    version = db.session.get(Table, table_id).version
+                    db.session.remove()
+                body = {"id": f"v{thread}-{i}", "type": "touched_early", "player": f"p{2 + (i + thread) % 19}",
+                        "version": version}
+                status, answer = _write_until_answered(app, table_id, body)
+                outcomes[thread].append((body["id"], status, version, answer))
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+
+    accepted = {i: (v, a) for thread in outcomes for i, s, v, a in thread if s == 201}
+    stale = [a for thread in outcomes for _, s, _, a in thread if s != 201]
+    assert all(answer["code"] == "stale_version" for answer in stale)
+    for sent_version, answer in accepted.values():
+        assert answer["version"] == sent_version + 1
+    with app.app_context():
+        table, log = _log(app, table_id)
+        assert sorted(e.client_id for e in log) == sorted(accepted)
+        assert [e.version for e in log] == list(range(1, len(accepted) + 1))
+        assert table.version == len(accepted)
+        assert table.state == store.rebuild(table)
+
+
+def test_undo_racing_events_keeps_the_snapshot_a_replay_of_the_log(app):
+    with app.app_context():
+        table, _secret = store.create_table("morto", PLAYERS, {"lives": 9})
+        table_id = table.id
+        db.session.remove()
+    errors: list[BaseException] = []
+
+    def undoer() -> None:
+        try:
+            for _ in range(15):
+                with app.app_context():
+                    try:
+                        store.undo(table_id, {})
+                    except (store.StoreError, core.RuleError):
+                        pass
+                    finally:
+                        db.session.remove()
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    thread = threading.Thread(target=undoer)
+    thread.start()
+    for i in range(30):
+        _write_until_answered(app, table_id, {"id": f"e{i}", "type": "touched_early", "player": f"p{2 + i % 19}"})
+    thread.join()
+    assert not errors, errors
+    with app.app_context():
+        table, log = _log(app, table_id)
+        versions = sorted([e.version for e in log] + [e.undone_version for e in log if e.undone])
+        assert versions == list(range(1, table.version + 1))  # every write, event or undo, one version
+        assert table.state == store.rebuild(table)
+        active = [e.payload for e in log if not e.undone]
+        assert table.state == core.replay("morto", PLAYERS, {"lives": 9}, active)
+
+
+# --- the real server -----------------------------------------------------------------------------
+
+
+def companion_command() -> list[str]:
+    script = Path(sys.executable).parent / "companion"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("companion")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "from companion.cli import main; main()"]
+
+
+class Server:
+    """``companion serve`` in a subprocess, as a person starts it, on a free local port."""
+
+    def __init__(self, env: dict, log: Path):
+        self.env = env
+        self.log = log
+        self.process: subprocess.Popen | None = None
+        self.port = 0
+
+    def start(self) -> None:
+        self.port = free_port()
+        with open(self.log, "ab") as out:
+            self.process = subprocess.Popen(
+                [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--threads", "8"],
+                env=self.env, stdout=out, stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 60  # only bounds a server that never comes up
+        while True:
+            if self.process.poll() is not None:
+                pytest.fail(f"companion serve exited with {self.process.returncode}:\n{self.output()}")
+            try:
+                status, _ = self.call("GET", "/api/tables/NOPE42")
+                if status == 404:
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"companion serve never answered:\n{self.output()}")
+            time.sleep(0.1)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def call(self, method: str, path: str, body=None, secret: str | None = None) -> tuple[int, dict | None]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            headers = {"Content-Type": "application/json"}
+            if secret:
+                headers["Authorization"] = f"Bearer {secret}"
+            connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+            return response.status, json.loads(data) if data else None
+        finally:
+            connection.close()
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def served(backend, request, tmp_path):
+    """The environment for ``companion serve`` on this backend, and how to see its database exists."""
+    env = dict(os.environ, ARBITRE_INSTANCE=str(tmp_path / "instance"), PYTHONUNBUFFERED="1")
+    env.pop("DATABASE_URL", None)
+    if backend == "sqlite":
+        database = tmp_path / "instance" / "arbitre.db"
+
+        def tables() -> set[str]:
+            import sqlite3
+
+            if not database.exists():
+                return set()
+            connection = sqlite3.connect(database)
+            try:
+                return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            finally:
+                connection.close()
+    else:
+        cluster = request.getfixturevalue("postgres")
+        name = cluster.create_database("serve")
+        env["DATABASE_URL"] = cluster.url(name)
+
+        def tables() -> set[str]:
+            with cluster.connect(name) as connection:
+                rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+                return {row[0] for row in rows}
+
+    servers: list[Server] = []
+
+    def make() -> Server:
+        server = Server(env, tmp_path / "serve.log")
+        servers.append(server)
+        return server
+
+    yield make, tables
+    for server in servers:
+        server.stop()
+
+
+def test_acknowledged_events_survive_a_killed_server(served):
+    make_server, tables = served
+    assert tables() == set()
+    server = make_server()
+    server.start()
+    assert f"http://127.0.0.1:{server.port}/" in server.output()  # serve says where to go
+    assert {"tables", "events", "alembic_version"} <= tables()  # ...and made its database itself
+
+    status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS[:5]})
+    assert status == 201
+    code, secret = created["code"], created["secret"]
+    sent, answers = [], []
+    events = [{"type": "touched_early", "player": f"p{2 + i % 4}"} for i in range(8)]
+    events.append({"type": "reveal", "cards": {"p1": 4, "p2": 9, "p3": 2, "p4": 7, "p5": 10}})
+    for number, event in enumerate(events):
+        body = {"id": f"crash-{number}", **event}
+        status, answer = server.call("POST", f"/api/tables/{code}/events", body, secret)
+        assert status == 201, answer
+        sent.append(body)
+        answers.append(answer)
+    status, undone = server.call("POST", f"/api/tables/{code}/undo", {}, secret)
+    assert status == 200
+    server.kill()  # right after the last acknowledgement: no clean shutdown, no chance to flush later
+
+    server.start()
+    status, table = server.call("GET", f"/api/tables/{code}")
+    assert status == 200
+    assert table["version"] == undone["version"] == len(events) + 1
+    assert table["state"] == undone["state"] == answers[-2]["state"]
+    status, history = server.call("GET", f"/api/tables/{code}/history")
+    assert [e["id"] for e in history["events"]] == [body["id"] for body in sent]
+    assert [e["event"] for e in history["events"]] == [{k: v for k, v in b.items() if k != "id"} for b in sent]
+    assert [e["undone"] for e in history["events"]] == [False] * (len(events) - 1) + [True]
+    # The secret still works after the restart, and a retry of an acknowledged id is not applied again.
+    status, again = server.call("POST", f"/api/tables/{code}/events", sent[0], secret)
+    assert status == 201 and again == answers[0]
+    status, more = server.call("POST", f"/api/tables/{code}/events", {"id": "after", **events[0]}, secret)
+    assert status == 201 and more["version"] == len(events) + 2
+
+
+def _read_event(response) -> dict:
+    """The next ``event: state`` of a server-sent event stream, as ``{"id", "data"}``."""
+    fields: dict = {}
+    while True:
+        line = response.readline()
+        if not line:
+            raise AssertionError("the stream ended before sending a state")
+        line = line.decode().rstrip("\r\n")
+        if line == "":
+            if fields.get("event") == "state":
+                return fields
+            fields = {}
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        fields[name] = value[1:] if value.startswith(" ") else value
+
+
+def test_the_live_stream_delivers_the_new_state_after_an_event(served):
+    make_server, _tables = served
+    server = make_server()
+    server.start()
+    status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS[:5]})
+    assert status == 201
+    code = created["code"]
+    stream = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)  # a read waits at most 5 s
+    try:
+        stream.request("GET", f"/api/tables/{code.lower()}/stream", headers={"Accept": "text/event-stream"})
+        response = stream.getresponse()
+        assert response.status == 200
+        assert response.getheader("Content-Type").startswith("text/event-stream")
+        first = _read_event(response)
+        assert json.loads(first["data"]) == {"version": 0, "state": created["state"]}
+        assert first["id"] == "0"
+
+        status, answer = server.call("POST", f"/api/tables/{code}/events",
+                                     {"id": "live-1", "type": "touched_early", "player": "p2"}, created["secret"])
+        assert status == 201
+        pushed = _read_event(response)
+        assert json.loads(pushed["data"]) == answer
+        assert pushed["id"] == str(answer["version"])
+
+        status, undone = server.call("POST", f"/api/tables/{code}/undo", {}, created["secret"])
+        assert status == 200
+        assert json.loads(_read_event(response)["data"]) == undone
+    finally:
+        stream.close()
+
+
+def test_a_stream_resumes_after_the_last_version_it_saw(served):
+    """``Last-Event-ID`` (sent by EventSource on reconnection): a state already seen is not sent again."""
+    make_server, _tables = served
+    server = make_server()
+    server.start()
+    status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS[:5]})
+    code, secret = created["code"], created["secret"]
+    status, answer = server.call("POST", f"/api/tables/{code}/events",
+                                 {"id": "a", "type": "touched_early", "player": "p2"}, secret)
+    stream = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    try:
+        stream.request("GET", f"/api/tables/{code}/stream", headers={"Last-Event-ID": "1"})
+        response = stream.getresponse()
+        assert response.readline().startswith(b"retry:")  # the stream is open; version 1 is current
+        status, second = server.call("POST", f"/api/tables/{code}/events",
+                                     {"id": "b", "type": "touched_early", "player": "p3"}, secret)
+        assert status == 201
+        assert json.loads(_read_event(response)["data"]) == second  # version 1 was not repeated
+    finally:
+        stream.close()
