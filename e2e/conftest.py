@@ -204,7 +204,7 @@ class Phones:
         for c, context in enumerate(self.contexts, 1):
             for p, page in enumerate(context.pages, 1):
                 try:
-                    page.screenshot(path=folder / f"{name}-phone{c}-tab{p}.png", full_page=True, timeout=3000)
+                    page.screenshot(path=folder / f"{name}-phone{c}-tab{p}.png", full_page=True, timeout=10_000)
                 except Exception:  # a screenshot of a broken page must not hide the real failure
                     pass
 

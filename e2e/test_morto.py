@@ -26,9 +26,21 @@ CUT_STREAM_CONSOLE = r"net::ERR_FAILED @ .*/api/tables/\w+/stream$"
 # The referee's phone boots the rules engine (Pyodide, in a worker) on every page load: the first
 # boot in a fresh browser compiles the WebAssembly, hence more time than an ordinary wait.
 ENGINE_READY_MS = 30_000
+# What a phone that cannot fetch the Pyodide runtime logs (its engine then stays "failed").
+PYODIDE_CONSOLE = r"@ .*/pyodide/"
 
 
 # --- what a person does ------------------------------------------------------------------------------
+
+
+def tap(target) -> None:
+    """Scrolls the control to the middle of the screen, as a person would, then taps it.
+
+    The referee's dock is fixed over the bottom of the screen: a control merely "in view" may lie
+    under it.
+    """
+    target.evaluate("element => element.scrollIntoView({block: 'center', inline: 'center'})")
+    target.tap()
 
 
 def create_table(page: Page, names: list[str], lives: int, dealer: str) -> str:
@@ -49,19 +61,19 @@ def create_table(page: Page, names: list[str], lives: int, dealer: str) -> str:
     page.get_by_role("button", name="Créer la table").tap()
     expect(page).to_have_url(re.compile(r"/r/[0-9A-Z]{6}$"))
     code = page.url.rsplit("/", 1)[1]
-    referee_ready(page)
     expect(page.locator("[data-round]")).to_have_text("1")
+    expect_synced(page)
     return code
 
 
-def referee_ready(page: Page) -> None:
-    """The referee page is drawn, in touch with the server, and its own rules engine has booted.
+def referee_ready(page: Page, engine: str = "ready") -> None:
+    """The referee page is drawn, in touch with the server, and its rules engine is ``engine``.
 
-    Taps are checked on the phone once the engine is ready; before, they go to the server unchecked.
+    Once the engine (Pyodide, booted on every page load) is ready, taps are checked on the phone and
+    a refused one leaves the referee's input in place; before, taps go to the server unchecked.
     Waiting for it makes a refused tap behave the same way on every run.
     """
-    sync = page.locator("#sync")
-    expect(sync).to_have_attribute("data-engine", "ready", timeout=ENGINE_READY_MS)
+    expect(page.locator("#sync")).to_have_attribute("data-engine", engine, timeout=ENGINE_READY_MS)
     expect_synced(page)
 
 
@@ -94,7 +106,7 @@ def follow_from_qr(referee: Page, follower_phone, base_url: str, code: str) -> P
 
     referee.get_by_role("link", name="← Retour à l'arbitrage").tap()
     expect(referee).to_have_url(f"{base_url}/r/{code}")
-    referee_ready(referee)
+    expect(referee.locator("[data-player]").first).to_be_visible()
 
     view = follower_phone.new_page()
     view.goto(view_url)
@@ -106,12 +118,12 @@ def follow_from_qr(referee: Page, follower_phone, base_url: str, code: str) -> P
 
 def touch(referee: Page, pid: str) -> None:
     """"Touched before the knock" on a player."""
-    referee.locator(f"[data-player={pid}] [data-action=touched_early]").tap()
+    tap(referee.locator(f"[data-player={pid}] [data-action=touched_early]"))
 
 
 def pick_ranks(referee: Page, cards: dict[str, int]) -> None:
     for pid, rank in cards.items():
-        referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']").tap()
+        tap(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']"))
         expect(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']")).to_have_attribute("aria-pressed", "true")
 
 
@@ -122,7 +134,7 @@ def reveal(referee: Page, cards: dict[str, int], losers: list[str]) -> None:
     expect(confirm).to_be_enabled()
     expect(confirm).to_have_text(f"Valider — {', '.join(NAME[p] for p in losers)} perd une vie")
     expect(referee.locator(".reveal-row.loses")).to_have_count(len(losers))
-    confirm.tap()
+    tap(confirm)
 
 
 def lives(page: Page, pid: str):
@@ -210,6 +222,8 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     stale = referee_phone.new_page()
     stale.route("**/api/tables/*/stream", lambda route: route.abort())
     stale.goto(f"/r/{code}")
+    # Both tabs boot their engine at once; wait for both (the slowest step of this test).
+    referee_ready(referee)
     referee_ready(stale)
     expect(stale.locator("[data-round]")).to_have_text("1")
     everyone = [referee, view, stale]
@@ -230,7 +244,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     # A reveal the UI lets through but the deck forbids: five Assi. Refused, nothing changes,
     # and the referee's taps stay so that one card can be corrected.
     pick_ranks(referee, {DARIO: ASSO, ELENA: ASSO, FABIO: ASSO, ADA: ASSO, BRUNO: ASSO, CHIARA: RE})
-    referee.locator("#confirm-reveal").tap()
+    tap(referee.locator("#confirm-reveal"))
     expect_toast(referee, "Le jeu n'a que quatre Asso : 5 révélé·es, c'est impossible.",
                  "The deck has only four Asso: 5 revealed is impossible.")
     expect(referee.locator(f"[data-reveal={FABIO}] [data-rank='{ASSO}']")).to_have_attribute("aria-pressed", "true")
@@ -259,7 +273,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     expect_lives(everyone, {DARIO: 1})
     expect_synced(stale)
     assert table_json(referee, code)["version"] == 3
-    rejected.get_by_role("button", name="Vu").tap()
+    tap(rejected.get_by_role("button", name="Vu"))
     expect(rejected).to_have_count(0)
     stale.close()
 
@@ -291,10 +305,10 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     expect(referee.locator(f"[data-player={FABIO}] [data-action=spoke]")).to_have_count(0)
     expect(referee.locator(f"[data-player={ELENA}] [data-action=spoke]")).to_have_count(0)
     # Ada spoke to Elena: Ada gives her a life; Elena is back, but holds no card this round.
-    referee.locator(f"[data-player={ADA}] [data-action=spoke]").tap()
+    tap(referee.locator(f"[data-player={ADA}] [data-action=spoke]"))
     picker = referee.locator(f"[data-picker={ADA}]")
     expect(picker.locator("[data-dead]")).to_have_text(["☠ Elena"])
-    picker.locator(f"[data-dead={ELENA}]").tap()
+    tap(picker.locator(f"[data-dead={ELENA}]"))
     expect_lives(both, {ADA: 1, ELENA: 1})
     expect_dead_banner(view, [])
     for page in both:
@@ -325,14 +339,14 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     # Round 4, the swap helper (asks the server, changes nothing): Chiara shows a Cavallo, Elena a Re.
     version = table_json(referee, code)["version"]
     helper = referee.locator("#swap-helper")
-    helper.locator("summary").tap()
+    tap(helper.locator("summary"))
     expect(helper).to_have_attribute("open", "")
 
     def answer(pid: str):
         return helper.locator(f"[data-swap={pid}] .swap-answer")
 
     def face_up(pid: str, card: str) -> None:
-        helper.locator(f"[data-swap={pid}] [data-face-up='{card}']").tap()
+        tap(helper.locator(f"[data-swap={pid}] [data-face-up='{card}']"))
         expect(helper.locator(f"[data-swap={pid}] [data-face-up='{card}']")).to_have_attribute("aria-pressed", "true")
 
     expect(answer(BRUNO)).to_have_text("Peut garder ou échanger avec Chiara.")
@@ -391,10 +405,14 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
 
 
 def test_the_last_two_dying_together_share_the_win(phone, server):
+    """Also: a referee phone that cannot boot the rules engine still referees (the server checks)."""
     referee_phone, follower_phone = phone(), phone()
+    phone.allow_console_error(PYODIDE_CONSOLE)
+    referee_phone.route("**/pyodide/**", lambda route: route.abort())
     referee = referee_phone.new_page()
     code = create_table(referee, NAMES[:3], lives=1, dealer="Ada")
     view = follow_from_qr(referee, follower_phone, server, code)
+    referee_ready(referee, engine="failed")
     both = [referee, view]
 
     expect_turn(both, 1, dealer=ADA, first=BRUNO)

@@ -1,26 +1,30 @@
-import time
 from playwright.sync_api import expect
-from .test_morto import create_table, NAMES
+from .test_morto import *
 
-def test_probe(phone, server, screenshot):
+def test_probe_fallback(phone, server):
     ctx = phone()
-    page = ctx.new_page()
-    page.on("console", lambda m: print("CONSOLE", m.type, m.text))
-    t = time.monotonic()
-    page.goto("/")
-    page.locator("a[data-game=morto]").tap()
-    for i, n in enumerate(NAMES[:3]):
-        page.locator("#names input[name=name]").nth(i).fill(n)
-    page.get_by_role("button", name="Créer la table").tap()
-    page.wait_for_url("**/r/*")
-    t0 = time.monotonic()
-    print("created", t0 - t)
-    expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=60000)
-    print("engine ready", time.monotonic() - t0)
-    print(page.evaluate("document.documentElement.dataset.sw"))
-    t0 = time.monotonic()
-    page.reload()
-    expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=60000)
-    print("engine ready after reload", time.monotonic() - t0)
-    print(page.evaluate("[innerHeight, document.documentElement.scrollHeight, getComputedStyle(document.querySelector('.dock')).height, getComputedStyle(document.querySelector('main')).paddingBottom]"))
-    screenshot(page, "probe")
+    phone.allow_console_error(PYODIDE_CONSOLE)
+    phone.allow_console_error(CUT_STREAM_CONSOLE)
+    ctx.route("**/pyodide/**", lambda route: route.abort())
+    referee = ctx.new_page()
+    code = create_table(referee, NAMES, lives=3, dealer="Chiara")
+    referee_ready(referee, engine="failed")
+    # 5 Asso with the server checking
+    pick_ranks(referee, {DARIO: ASSO, ELENA: ASSO, FABIO: ASSO, ADA: ASSO, BRUNO: ASSO, CHIARA: RE})
+    tap(referee.locator("#confirm-reveal"))
+    expect(referee.locator("#toast")).to_be_visible()
+    print("TOAST", referee.locator("#toast").inner_text())
+    print("REJECTED", referee.locator("#rejected").inner_text())
+    print("PRESSED", referee.locator("[data-rank][aria-pressed=true]").count())
+    # stale tab in fallback mode
+    stale = ctx.new_page()
+    stale.route("**/api/tables/*/stream", lambda route: route.abort())
+    stale.goto(f"/r/{code}")
+    referee_ready(stale, engine="failed")
+    touch(referee, DARIO)
+    expect_lives([referee], {DARIO: 2})
+    touch(stale, FABIO)
+    expect_lives([referee], {FABIO: 2})
+    expect_synced(stale)
+    print("STALE after rebase: Dario", stale.locator(f"[data-player={DARIO}] .hearts").get_attribute("data-lives"),
+          "Fabio", stale.locator(f"[data-player={FABIO}] .hearts").get_attribute("data-lives"))

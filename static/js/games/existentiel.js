@@ -204,6 +204,17 @@ function outcomeCard(state, players) {
     state.notes.filter((c) => c !== "existentiel.set_rendezvous").map((code) => bilingual(code)));
 }
 
+// The pages are redrawn on every sync and live message, most of which change nothing here: skipping
+// those keeps the DOM still, so a tap that straddles a redraw is not lost.
+const drawn = new WeakMap();
+
+function unchanged(root, ...inputs) {
+  const key = JSON.stringify(inputs);
+  if (drawn.get(root) === key && root.firstChild) return true;
+  drawn.set(root, key);
+  return false;
+}
+
 // Re-rendering replaces the DOM on every live update: keep the field being typed in focused.
 function keepingFocus(root, draw) {
   const active = document.activeElement;
@@ -243,6 +254,8 @@ export function referee(root, state, ctx) {
   const players = byId(state);
   for (const id of Object.keys(draft.virtual)) if (!players[id]?.actions.includes("roll")) delete draft.virtual[id];
   if (draft.confirm29 && players[draft.confirm29]?.offered !== DEATH) draft.confirm29 = null;
+  // What is typed is already on the page: only the state and what changes the panel's shape count.
+  if (unchanged(root, "referee", state, draft.virtual, draft.confirm29)) return;
   keepingFocus(root, () => fill(root,
     outcomeCard(state, players),
     state.over ? null : phaseBanner(state, players),
@@ -437,6 +450,7 @@ function titlesEditor(state, ctx) {
 // --- table view --------------------------------------------------------------------------------------
 
 export function view(root, state, { code }) {
+  if (unchanged(root, "view", state, code)) return;
   const players = byId(state);
   fill(root,
     outcomeCard(state, players),
@@ -459,6 +473,7 @@ export function view(root, state, { code }) {
 // --- one player's own page ---------------------------------------------------------------------------
 
 export function player(root, state, { code, player: id }) {
+  if (unchanged(root, "player", state, code, id)) return;
   const p = byId(state)[id];
   if (!p) {
     fill(root, h("section", { class: "card" }, h("p", {}, "Joueur·euse inconnu·e à cette table."), h("a", { href: `/t/${code}` }, "← La table")));

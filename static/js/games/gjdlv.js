@@ -38,7 +38,7 @@ function cardName(card) {
 // A card as the table sees it: the French rank, then the suit symbol in its colour.
 function face(card) {
   const suit = suitOf(card);
-  return h("span", { class: "gj-face", "aria-label": cardName(card), "data-face": card },
+  return h("span", { class: "gj-face", role: "img", "aria-label": cardName(card), "data-face": card },
     h("span", { class: "gj-rank", "aria-hidden": "true" }, RANK_FR[rankOf(card)] || rankOf(card)),
     h("span", { class: `gj-suit ${RED.includes(suit) ? "red" : "black"}`, "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
 }

@@ -1,0 +1,393 @@
+"""Il Morto end to end, as people at a table use it: one phone referees by tapping, another follows.
+
+Everything goes through the real app (``server``) in Chromium phones (``phone``): the home page, the
+new-table form, the referee page, the QR screen, the table view opened from the QR's URL. The
+follower's page is never reloaded: each check on it waits (bounded) for the live stream to redraw it.
+
+Seats (ids are given in seating order, which is the order of play): p1 Ada, p2 Bruno, p3 Chiara,
+p4 Dario, p5 Elena, p6 Fabio.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from companion.qr import svg as qr_svg
+
+NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
+ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO = (f"p{i}" for i in range(1, 7))
+NAME = dict(zip((ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO), NAMES))
+ASSO, FANTE, CAVALLO, RE = 1, 8, 9, 10
+
+# The SSE stream a test cuts on purpose logs this in the console each time EventSource retries.
+CUT_STREAM_CONSOLE = r"net::ERR_FAILED @ .*/api/tables/\w+/stream$"
+# The referee's phone boots the rules engine (Pyodide, in a worker) on every page load: the first
+# boot in a fresh browser compiles the WebAssembly, hence more time than an ordinary wait.
+ENGINE_READY_MS = 30_000
+# What a phone that cannot fetch the Pyodide runtime logs (its engine then stays "failed").
+PYODIDE_CONSOLE = r"@ .*/pyodide/"
+
+
+# --- what a person does ------------------------------------------------------------------------------
+
+
+def tap(target) -> None:
+    """Scrolls the control to the middle of the screen, as a person would, then taps it.
+
+    The referee's dock is fixed over the bottom of the screen: a control merely "in view" may lie
+    under it.
+    """
+    target.evaluate("element => element.scrollIntoView({block: 'center', inline: 'center'})")
+    target.tap()
+
+
+def create_table(page: Page, names: list[str], lives: int, dealer: str) -> str:
+    """From the home page: Il Morto, the names in seating order, lives, first dealer; returns the code."""
+    page.goto("/")
+    page.locator("a[data-game=morto]").tap()
+    expect(page).to_have_url(re.compile(r"/new/morto$"))
+    inputs = page.locator("#names input[name=name]")
+    expect(inputs).to_have_count(3)  # the form starts with three seats
+    for i, name in enumerate(names):
+        if i >= 3:
+            page.locator("#add-name").tap()
+            expect(inputs).to_have_count(i + 1)
+        inputs.nth(i).fill(name)
+    page.locator("input[name=lives]").fill(str(lives))
+    expect(page.locator("select#dealer option")).to_have_text(names)
+    page.locator("select#dealer").select_option(label=dealer)
+    page.get_by_role("button", name="Créer la table").tap()
+    expect(page).to_have_url(re.compile(r"/r/[0-9A-Z]{6}$"))
+    code = page.url.rsplit("/", 1)[1]
+    expect(page.locator("[data-round]")).to_have_text("1")
+    expect_synced(page)
+    return code
+
+
+def referee_ready(page: Page, engine: str = "ready") -> None:
+    """The referee page is drawn, in touch with the server, and its rules engine is ``engine``.
+
+    Once the engine (Pyodide, booted on every page load) is ready, taps are checked on the phone and
+    a refused one leaves the referee's input in place; before, taps go to the server unchecked.
+    Waiting for it makes a refused tap behave the same way on every run.
+    """
+    expect(page.locator("#sync")).to_have_attribute("data-engine", engine, timeout=ENGINE_READY_MS)
+    expect_synced(page)
+
+
+def expect_synced(page: Page) -> None:
+    """Nothing waits in the referee's outbox: every tap so far has been acknowledged by the server."""
+    sync = page.locator("#sync")
+    expect(sync).to_have_attribute("data-waiting", "0")
+    expect(sync).to_have_text("✓ synchronisé")
+
+
+def follow_from_qr(referee: Page, follower_phone, base_url: str, code: str) -> Page:
+    """The referee shows the QR screen; another phone opens the URL the QR encodes."""
+    referee.locator(".dock a", has_text="QR").tap()
+    expect(referee).to_have_url(f"{base_url}/t/{code}/qr")
+    link = referee.locator("#view-url")
+    view_url = link.inner_text().strip()
+    assert view_url == f"{base_url}/t/{code}"
+    assert link.get_attribute("href") == view_url
+    image = referee.locator("figure.qr img")
+    expect(image).to_have_attribute("src", f"/api/tables/{code}/qr.svg")
+    assert image.evaluate("img => img.complete && img.naturalWidth > 0"), "the QR image did not load"
+
+    response = referee.request.get(f"/api/tables/{code}/qr.svg")
+    assert response.ok
+    assert response.headers["content-type"].startswith("image/svg+xml")
+    body = response.body()
+    assert b"<svg" in body[:300]
+    # No QR decoder here: the SVG must be exactly the QR code of the URL the page shows.
+    assert body == qr_svg(view_url)
+
+    referee.get_by_role("link", name="← Retour à l'arbitrage").tap()
+    expect(referee).to_have_url(f"{base_url}/r/{code}")
+    expect(referee.locator("[data-player]").first).to_be_visible()
+
+    view = follower_phone.new_page()
+    view.goto(view_url)
+    expect(view.locator("#sync")).to_have_text("en direct")
+    # Any reload would drop this marker: checked at the end that the page only ever redrew itself.
+    view.evaluate("window.__notReloaded = true")
+    return view
+
+
+def touch(referee: Page, pid: str) -> None:
+    """"Touched before the knock" on a player."""
+    tap(referee.locator(f"[data-player={pid}] [data-action=touched_early]"))
+
+
+def pick_ranks(referee: Page, cards: dict[str, int]) -> None:
+    for pid, rank in cards.items():
+        tap(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']"))
+        expect(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']")).to_have_attribute("aria-pressed", "true")
+
+
+def reveal(referee: Page, cards: dict[str, int], losers: list[str]) -> None:
+    """Taps a rank for each player, checks who the sheet says loses, then confirms."""
+    pick_ranks(referee, cards)
+    confirm = referee.locator("#confirm-reveal")
+    expect(confirm).to_be_enabled()
+    expect(confirm).to_have_text(f"Valider — {', '.join(NAME[p] for p in losers)} perd une vie")
+    expect(referee.locator(".reveal-row.loses")).to_have_count(len(losers))
+    tap(confirm)
+
+
+def lives(page: Page, pid: str):
+    return page.locator(f"[data-player={pid}] .hearts")
+
+
+def expect_lives(pages: list[Page], expected: dict[str, int]) -> None:
+    for page in pages:
+        for pid, count in expected.items():
+            expect(lives(page, pid)).to_have_attribute("data-lives", str(count))
+
+
+def expect_turn(pages: list[Page], round_: int, dealer: str, first: str) -> None:
+    """Round, dealer and who plays first, as the status line shows them."""
+    for page in pages:
+        expect(page.locator("[data-round]")).to_have_text(str(round_))
+        expect(page.locator("[data-dealer]")).to_have_attribute("data-dealer", dealer)
+        expect(page.locator("[data-dealer]")).to_have_text(NAME[dealer])
+        expect(page.locator("[data-first]")).to_have_attribute("data-first", first)
+        expect(page.locator("[data-first]")).to_have_text(NAME[first])
+
+
+def expect_reveal_sheet(referee: Page, order: list[str]) -> None:
+    """The reveal sheet lists exactly these players, in play order (the dealer last)."""
+    expect(referee.locator("[data-reveal]")).to_have_count(len(order))
+    for i, pid in enumerate(order):
+        expect(referee.locator("[data-reveal]").nth(i)).to_have_attribute("data-reveal", pid)
+
+
+def expect_dead_banner(view: Page, dead: list[str]) -> None:
+    banner = view.locator("#dead")
+    if not dead:
+        expect(banner).to_have_count(0)
+        return
+    expect(banner.locator("h2")).to_have_text("☠ Mort·es — ne leur parlez pas !")
+    expect(banner.locator("[data-dead]")).to_have_text([NAME[p] for p in dead])
+    for pid in dead:
+        expect(view.locator(f"[data-player={pid}]")).to_have_class(re.compile(r"\bis-dead\b"))
+
+
+def expect_winner(pages: list[Page], winners: list[str], french: str, english: str) -> None:
+    for page in pages:
+        banner = page.locator(".winner")
+        expect(banner).to_have_attribute("data-winners", ",".join(winners))
+        expect(banner).to_contain_text(french)
+        expect(banner.locator("[lang=en]")).to_have_text(english)
+        expect(page.locator("[data-round]")).to_have_count(0)
+
+
+def table_json(page: Page, code: str) -> dict:
+    response = page.request.get(f"/api/tables/{code}")
+    assert response.ok
+    return response.json()
+
+
+def expect_toast(page: Page, french: str, english: str) -> None:
+    toast = page.locator("#toast")
+    expect(toast).to_be_visible()
+    expect(toast.locator(".fr")).to_have_text(french)
+    expect(toast.locator(".en")).to_have_text(english)
+
+
+# --- the tests ---------------------------------------------------------------------------------------
+
+
+def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screenshot):
+    referee_phone, follower_phone = phone(), phone()
+    referee = referee_phone.new_page()
+    code = create_table(referee, NAMES, lives=3, dealer="Chiara")
+    view = follow_from_qr(referee, follower_phone, server, code)
+    both = [referee, view]
+
+    # Round 1: Chiara deals, Dario (next seat) plays first, everyone holds a card.
+    expect_turn(both, 1, dealer=CHIARA, first=DARIO)
+    expect_lives(both, {pid: 3 for pid in NAME})
+    expect_dead_banner(view, [])
+    expect_reveal_sheet(referee, [DARIO, ELENA, FABIO, ADA, BRUNO, CHIARA])
+    # The dealer may touch the cards: no such button for her.
+    expect(referee.locator(f"[data-player={CHIARA}] [data-action=touched_early]")).to_have_count(0)
+    expect(referee.locator("[data-action=touched_early]")).to_have_count(5)
+
+    # A second tab on the referee's phone whose live stream is down: it does not hear of the
+    # first tab's taps, so each tap it makes is against an old version of the table.
+    phone.allow_console_error(CUT_STREAM_CONSOLE)
+    stale = referee_phone.new_page()
+    stale.route("**/api/tables/*/stream", lambda route: route.abort())
+    stale.goto(f"/r/{code}")
+    # Both tabs boot their engine at once; wait for both (the slowest step of this test).
+    referee_ready(referee)
+    referee_ready(stale)
+    expect(stale.locator("[data-round]")).to_have_text("1")
+    everyone = [referee, view, stale]
+
+    # Dario touched his card before the knock: tapped on the first tab, seen live by the follower.
+    touch(referee, DARIO)
+    expect_lives(both, {DARIO: 2})
+    expect_lives([stale], {DARIO: 3})  # its stream is cut: it has not heard of it
+
+    # The stale tab taps Fabio. The server answers 409 (stale version); the tab fetches the fresh
+    # log, finds the tap still allowed there and sends it again: both touches count, none is lost.
+    touch(stale, FABIO)
+    expect_lives(everyone, {DARIO: 2, FABIO: 2})
+    expect_synced(stale)
+    expect(stale.locator("#rejected [data-rejected]")).to_have_count(0)
+    assert table_json(referee, code)["version"] == 2
+
+    # A reveal the UI lets through but the deck forbids: five Assi. Refused, nothing changes,
+    # and the referee's taps stay so that one card can be corrected.
+    pick_ranks(referee, {DARIO: ASSO, ELENA: ASSO, FABIO: ASSO, ADA: ASSO, BRUNO: ASSO, CHIARA: RE})
+    tap(referee.locator("#confirm-reveal"))
+    expect_toast(referee, "Le jeu n'a que quatre Asso : 5 révélé·es, c'est impossible.",
+                 "The deck has only four Asso: 5 revealed is impossible.")
+    expect(referee.locator(f"[data-reveal={FABIO}] [data-rank='{ASSO}']")).to_have_attribute("aria-pressed", "true")
+    expect_turn(both, 1, dealer=CHIARA, first=DARIO)
+    expect_synced(referee)
+    assert table_json(referee, code)["version"] == 2
+
+    # The real reveal: Dario and Elena tie at the lowest card (Asso) and both lose a life.
+    reveal(referee, {FABIO: 5, ADA: 6, BRUNO: 7}, losers=[DARIO, ELENA])
+    expect(referee.locator("#toast")).to_be_hidden()  # a success clears the refusal
+    expect_lives(both, {DARIO: 1, ELENA: 2, FABIO: 2, ADA: 3, BRUNO: 3, CHIARA: 3})
+    # The deal passes to the next seat: Dario deals round 2, Elena plays first.
+    expect_turn(both, 2, dealer=DARIO, first=ELENA)
+
+    # The stale tab, still in round 1, taps Dario "touched before the knock". On the fresh table
+    # Dario is the dealer, who may touch the cards: the tap is set aside with that reason, shown
+    # in French and English, and the tab catches up. Nobody loses a life for it.
+    expect(stale.locator("[data-round]")).to_have_text("1")
+    touch(stale, DARIO)
+    expect_toast(stale, "Le·a dealer a le droit de toucher les cartes avant d'avoir toqué.",
+                 "The dealer may touch the cards before knocking.")
+    rejected = stale.locator("#rejected [data-rejected]")
+    expect(rejected).to_have_count(1)
+    expect(rejected).to_contain_text("Le·a dealer a le droit de toucher les cartes avant d'avoir toqué.")
+    expect_turn([stale], 2, dealer=DARIO, first=ELENA)
+    expect_lives(everyone, {DARIO: 1})
+    expect_synced(stale)
+    assert table_json(referee, code)["version"] == 3
+    tap(rejected.get_by_role("button", name="Vu"))
+    expect(rejected).to_have_count(0)
+    stale.close()
+
+    # Round 2: Elena touches her card early twice: she dies at once, her card is discarded.
+    touch(referee, ELENA)
+    expect_lives(both, {ELENA: 1})
+    touch(referee, ELENA)
+    expect_lives(both, {ELENA: 0})
+    expect_dead_banner(view, [ELENA])  # large, on the follower's phone, without a reload
+    expect(referee.locator(f"[data-player={ELENA}]")).to_have_class(re.compile(r"\bis-dead\b"))
+    expect(referee.locator(f"[data-player={ELENA}] .pill.dead")).to_have_text("mort·e")
+    expect(referee.locator(f"[data-player={ELENA}] [data-action]")).to_have_count(0)
+    # Whoever plays first skips the dead: Fabio now.
+    expect_turn(both, 2, dealer=DARIO, first=FABIO)
+    expect_reveal_sheet(referee, [FABIO, ADA, BRUNO, CHIARA, DARIO])
+    screenshot(referee, "morto-referee-elena-dead")
+    screenshot(view, "morto-view-elena-dead")
+
+    reveal(referee, {FABIO: 5, ADA: ASSO, BRUNO: 6, CHIARA: 7, DARIO: RE}, losers=[ADA])
+    expect_lives(both, {ADA: 2})
+    # The deal skips dead Elena: Fabio deals round 3, Ada plays first.
+    expect_turn(both, 3, dealer=FABIO, first=ADA)
+    expect_dead_banner(view, [ELENA])
+
+    # Round 3: the living who are not dealing may be marked as having spoken to the dead;
+    # the dealer may speak to them freely, so he is not offered the button.
+    for pid in (ADA, BRUNO, CHIARA, DARIO):
+        expect(referee.locator(f"[data-player={pid}] [data-action=spoke]")).to_have_count(1)
+    expect(referee.locator(f"[data-player={FABIO}] [data-action=spoke]")).to_have_count(0)
+    expect(referee.locator(f"[data-player={ELENA}] [data-action=spoke]")).to_have_count(0)
+    # Ada spoke to Elena: Ada gives her a life; Elena is back, but holds no card this round.
+    tap(referee.locator(f"[data-player={ADA}] [data-action=spoke]"))
+    picker = referee.locator(f"[data-picker={ADA}]")
+    expect(picker.locator("[data-dead]")).to_have_text(["☠ Elena"])
+    tap(picker.locator(f"[data-dead={ELENA}]"))
+    expect_lives(both, {ADA: 1, ELENA: 1})
+    expect_dead_banner(view, [])
+    for page in both:
+        expect(page.locator(f"[data-player={ELENA}]")).not_to_have_class(re.compile(r"\bis-dead\b"))
+        expect(page.locator(f"[data-player={ELENA}] .pill", has_text="sans carte ce tour")).to_be_visible()
+    expect_reveal_sheet(referee, [ADA, BRUNO, CHIARA, DARIO, FABIO])
+    expect(referee.locator(f"[data-player={ELENA}] [data-action=touched_early]")).to_have_count(0)
+    expect(referee.locator("[data-action=spoke]")).to_have_count(0)  # nobody is dead any more
+
+    round3 = {ADA: 5, BRUNO: ASSO, CHIARA: 6, DARIO: 7, FABIO: RE}
+    reveal(referee, round3, losers=[BRUNO])
+    expect_lives(both, {BRUNO: 2})
+    expect_turn(both, 4, dealer=ADA, first=BRUNO)
+    # Elena is dealt in again from this round.
+    expect_reveal_sheet(referee, [BRUNO, CHIARA, DARIO, ELENA, FABIO, ADA])
+    expect(view.locator(f"[data-player={ELENA}] .pill", has_text="sans carte ce tour")).to_have_count(0)
+
+    # Undo, one tap in the dock: the reveal is taken back on both phones.
+    referee.locator(".dock #undo").tap()
+    expect_turn(both, 3, dealer=FABIO, first=ADA)
+    expect_lives(both, {BRUNO: 3, ADA: 1, ELENA: 1})
+    expect_reveal_sheet(referee, [ADA, BRUNO, CHIARA, DARIO, FABIO])
+    expect(view.locator(f"[data-player={ELENA}] .pill", has_text="sans carte ce tour")).to_be_visible()
+    reveal(referee, round3, losers=[BRUNO])
+    expect_turn(both, 4, dealer=ADA, first=BRUNO)
+    expect_lives(both, {ADA: 1, BRUNO: 2, CHIARA: 3, DARIO: 1, ELENA: 1, FABIO: 2})
+
+    # Play on to the end: touches before the knock kill Bruno, Chiara, Dario and Elena in turn;
+    # each time, who plays first moves to the next living player.
+    for pid, left, next_first in ((BRUNO, 2, CHIARA), (CHIARA, 3, DARIO), (DARIO, 1, ELENA), (ELENA, 1, FABIO)):
+        for remaining in range(left - 1, -1, -1):
+            touch(referee, pid)
+            expect_lives(both, {pid: remaining})
+        expect_turn(both, 4, dealer=ADA, first=next_first)
+    expect_dead_banner(view, [BRUNO, CHIARA, DARIO, ELENA])
+    expect_reveal_sheet(referee, [FABIO, ADA])
+    reveal(referee, {FABIO: RE, ADA: ASSO}, losers=[ADA])
+
+    expect_winner(both, [FABIO], "🏆 Fabio gagne !", "Fabio wins!")
+    expect_lives(both, {ADA: 0, FABIO: 2})
+    expect(view.locator("#dead")).to_have_count(0)
+    expect(referee.locator("#confirm-reveal")).to_have_count(0)
+    expect(referee.locator("[data-action]")).to_have_count(0)
+    expect(referee.get_by_text("Partie terminée.")).to_be_visible()
+    screenshot(referee, "morto-referee-winner")
+    screenshot(view, "morto-view-winner")
+
+    # Undo still works once the game is over: the last reveal is taken back, the game reopens.
+    referee.locator(".dock #undo").tap()
+    for page in both:
+        expect(page.locator(".winner")).to_have_count(0)
+    expect_turn(both, 4, dealer=ADA, first=FABIO)
+    expect_lives(both, {ADA: 1, FABIO: 2})
+    expect_reveal_sheet(referee, [FABIO, ADA])
+    expect_dead_banner(view, [BRUNO, CHIARA, DARIO, ELENA])
+
+    assert view.evaluate("window.__notReloaded") is True, "the follower's page was reloaded"
+
+
+def test_the_last_two_dying_together_share_the_win(phone, server):
+    """Also: a referee phone that cannot boot the rules engine still referees (the server checks)."""
+    referee_phone, follower_phone = phone(), phone()
+    phone.allow_console_error(PYODIDE_CONSOLE)
+    referee_phone.route("**/pyodide/**", lambda route: route.abort())
+    referee = referee_phone.new_page()
+    code = create_table(referee, NAMES[:3], lives=1, dealer="Ada")
+    view = follow_from_qr(referee, follower_phone, server, code)
+    referee_ready(referee, engine="failed")
+    both = [referee, view]
+
+    expect_turn(both, 1, dealer=ADA, first=BRUNO)
+    touch(referee, BRUNO)
+    expect_dead_banner(view, [BRUNO])
+    expect_turn(both, 1, dealer=ADA, first=CHIARA)
+
+    # Chiara and Ada, on their last life, both show an Asso: both die in the same reveal.
+    reveal(referee, {CHIARA: ASSO, ADA: ASSO}, losers=[CHIARA, ADA])
+    expect_winner(both, [ADA, CHIARA], "🏆 Victoire partagée : Ada et Chiara", "Shared win: Ada et Chiara")
+    expect_lives(both, {ADA: 0, BRUNO: 0, CHIARA: 0})
+    outcome = table_json(referee, code)["state"]["outcome"]
+    assert outcome == {"reason": "morto.shared_win", "names": "Ada, Chiara"}
+    assert view.evaluate("window.__notReloaded") is True, "the follower's page was reloaded"

@@ -1,0 +1,148 @@
+"""The offline side of the server: the engine bundle the browser runs, the service worker, the manifest,
+the Pyodide runtime (gzip on the wire), and the JSON edge the engine worker calls."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from engine import core, jsonio
+
+
+def test_bundle_holds_the_whole_engine_and_runs_alone(client, tmp_path):
+    """The bundled files alone (no site-packages) run the engine and draw a snapshot QR, as Pyodide will."""
+    bundle = client.get("/engine/bundle.json").get_json()
+    assert {"engine/core.py", "engine/morto.py", "engine/existentiel.py", "engine/gjdlv.py",
+            "engine/messages.py", "engine/jsonio.py", "qrcode/__init__.py"} <= set(bundle["files"])
+    for name, source in bundle["files"].items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(source)
+    script = (
+        "import sys, json; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if 'site-packages' not in p];\n"
+        "from engine import jsonio\n"
+        "print(json.dumps(jsonio.warm({})))\n"
+        "r = jsonio.snapshot_qr({'base': 'http://t/s', 'view': {'game': 'morto', 'state': {}}})\n"
+        "print(r['svg'][:4], r['url'].startswith('http://t/s#'))\n"
+    )
+    out = subprocess.run([sys.executable, "-I", "-c", script, str(tmp_path)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    warm, qr = out.stdout.splitlines()
+    assert json.loads(warm)["games"] == sorted(core.GAME_MODULES)
+    assert qr == "<svg True"
+
+
+def test_bundle_is_gzipped_on_the_wire_when_asked(client):
+    plain = client.get("/engine/bundle.json")
+    packed = client.get("/engine/bundle.json", headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.data) == plain.data
+    assert len(packed.data) < len(plain.data) / 2
+
+
+def test_service_worker_precaches_the_shell_engine_and_runtime(client):
+    response = client.get("/sw.js")
+    assert response.mimetype == "text/javascript"
+    assert response.headers["Cache-Control"] == "no-cache"
+    body = response.get_data(as_text=True)
+    assets = json.loads(body.split("const ASSETS = ", 1)[1].split(";\n", 1)[0])
+    for url in ("/", "/s", "/manifest.webmanifest", "/engine/bundle.json", "/static/js/referee.js",
+                "/static/js/engine-worker.js", "/static/js/games/morto.js", "/pyodide/pyodide.asm.wasm"):
+        assert url in assets
+    for url in assets:  # everything it will precache exists, or the install would fail
+        with client.get(url) as asset:
+            assert asset.status_code == 200, url
+
+
+def test_the_version_changes_with_the_engine(app, client, monkeypatch):
+    first = client.get("/sw.js").get_data(as_text=True)
+    app.extensions.pop("arbitre_offline")
+    from companion import offline
+
+    original = offline._bundle_sources
+
+    def changed():
+        files = original()
+        return {**files, "engine/extra.py": files["engine/core.py"]}
+
+    monkeypatch.setattr(offline, "_bundle_sources", changed)
+    second = client.get("/sw.js").get_data(as_text=True)
+    version = lambda text: text.split('const VERSION = "', 1)[1].split('"', 1)[0]  # noqa: E731
+    assert version(first) != version(second)
+
+
+def test_manifest_makes_the_app_installable(client):
+    manifest = json.loads(client.get("/manifest.webmanifest").data)
+    assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
+    assert manifest["theme_color"] and manifest["background_color"]
+    purposes = {(icon["sizes"], icon["purpose"]) for icon in manifest["icons"]}
+    assert {("192x192", "any"), ("512x512", "any"), ("192x192", "maskable"), ("512x512", "maskable")} <= purposes
+    for icon in manifest["icons"]:
+        with client.get(icon["src"]) as response:
+            assert response.status_code == 200
+
+
+def test_pyodide_runtime_is_served_compressed(client):
+    with client.get("/pyodide/pyodide.asm.wasm", headers={"Accept-Encoding": "gzip"}) as wasm:
+        assert wasm.status_code == 200 and wasm.mimetype == "application/wasm"
+        assert wasm.headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(wasm.data)[:4] == b"\0asm"
+    assert client.get("/pyodide/../package.json").status_code == 404
+    assert client.get("/pyodide/pyodide.d.ts").status_code == 404
+
+
+# --- the JSON edge ---------------------------------------------------------------------------------
+
+
+def _morto_request(pending):
+    return {"game": "morto", "players": ["A", "B", "C"], "options": {"lives": 1},
+            "events": [{"type": "touched_early", "player": "p2"}], "pending": pending}
+
+
+def test_project_replays_the_outbox_and_flags_what_no_longer_holds():
+    answer = jsonio.project(_morto_request([
+        {"kind": "event", "event": {"type": "touched_early", "player": "p2"}},  # p2 is already dead
+        {"kind": "event", "event": {"type": "touched_early", "player": "p3"}},
+        {"kind": "undo"},
+        {"kind": "undo"},
+        {"kind": "undo"},  # nothing left to undo
+    ]))
+    assert [r["ok"] for r in answer["pending"]] == [False, True, True, True, False]
+    assert answer["pending"][0]["error"]["code"] == "morto.dead_cannot_touch"
+    assert answer["pending"][4]["error"]["code"] == "nothing_to_undo"
+    expected = core.setup("morto", ["A", "B", "C"], {"lives": 1})
+    assert answer["state"] == core.view("morto", expected)
+    assert answer["active"] == 0
+
+
+def test_project_gives_what_the_server_would():
+    events = [{"type": "reveal", "cards": {"p1": 3, "p2": 3, "p3": 9}}, {"type": "touched_early", "player": "p3"}]
+    request = {"game": "morto", "players": ["A", "B", "C"], "options": {}, "events": [],
+               "pending": [{"kind": "event", "event": e} for e in events]}
+    server = core.view("morto", core.replay("morto", ["A", "B", "C"], {}, events))
+    assert json.loads(jsonio.handle(json.dumps({"op": "project", **request})))["state"] == server
+
+
+def test_check_runs_on_the_last_projection():
+    jsonio.project(_morto_request([]))
+    answer = jsonio.check({"name": "swap", "params": {"face_up": {"p1": 10}}})["answer"]  # p2 is dead
+    assert [turn["code"] for turn in answer["turns"]] == ["morto.swap.blocked_by_re", "morto.swap.own_face_up"]
+    assert jsonio.check({"name": "nope"})["error"]["code"] == "unknown_check"
+    assert jsonio.check({"name": "swap", "params": {"face_up": {"p3": 4}}})["error"]["code"] == "morto.bad_face_up"
+
+
+@pytest.mark.parametrize("game, players", [
+    ("morto", [f"Joueur·euse {i}" for i in range(20)]),
+    ("existentiel", [{"name": f"Joueur·euse {i}", "birth_month": 1 + i % 12} for i in range(12)]),
+    ("gjdlv", [f"Joueur·euse {i}" for i in range(6)]),
+])
+def test_snapshot_round_trips_and_fits_a_qr_code(game, players):
+    view = {"game": game, "code": "ABCDEF", "at": "2026-11-21T20:00:00Z",
+            "state": core.view(game, core.setup(game, players, {}))}
+    result = jsonio.snapshot_qr({"base": "http://192.168.1.20:8000/s", "view": view})
+    assert result["svg"].startswith("<svg"), result.get("error")
+    assert jsonio.snapshot_view(result["url"].split("#", 1)[1]) == view
+
