@@ -12,6 +12,7 @@ from companion.qr import svg
 from companion.store import StoreError
 from engine import core
 from engine.core import RuleError
+from engine.messages import worded
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -156,23 +157,7 @@ def run_check(code: str, name: str):
     if name not in checks:
         raise BadRequest(404, "unknown_check", check=name[:40], checks=sorted(checks))
     result = checks[name](table.state, body())
-    return jsonify(with_messages(result))
-
-
-def with_messages(result):
-    """Adds the French and English sentence to every ``code`` in a check's answer."""
-    from engine.messages import text
-
-    if isinstance(result, list):
-        return [with_messages(item) for item in result]
-    if not isinstance(result, dict):
-        return result
-    out = {key: with_messages(value) for key, value in result.items()}
-    if isinstance(result.get("code"), str):
-        params = {**result, **result.get("params", {})}
-        out["message"] = text(result["code"], params, lang())
-        out["messages"] = {"fr": text(result["code"], params, "fr"), "en": text(result["code"], params, "en")}
-    return out
+    return jsonify(worded(result, lang()))
 
 
 @bp.get("/tables/<code>/qr.svg")

@@ -15,19 +15,20 @@ Choices the rules leave open:
 - **UID** is ``rendezvous-<code>-<YYYYMMDDTHHMM>@arbitre``: the same rendez-vous of the same table
   always has the same UID, so downloading it again updates the event instead of duplicating it; a
   rendez-vous moved to another time is a new event.
-- **DTSTAMP** (UTC, required) is when the rendez-vous was scheduled (the latest ``schedule`` event in
-  effect), not the time of the download: the same rendez-vous gives the same file.
+- **DTSTAMP** (UTC, required) is when the table last changed. With no ``METHOD`` in the file, RFC 5545
+  §3.8.7.2 makes it the time the event's information was last revised, and everything in the event
+  (the time, the place, each player's adventure) comes from the table: downloading the same table
+  twice gives the same file, byte for byte.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from flask import Blueprint, Response, jsonify, url_for
+from flask import Blueprint, Response, url_for
 
 from companion import store
-from companion.errors import json_error, lang
-from engine.messages import catalogue
+from companion.errors import json_error
 
 bp = Blueprint("calendar", __name__)
 
@@ -36,30 +37,6 @@ SUMMARY = "Rendez-vous — Le jeu existentiel"
 DURATION = timedelta(hours=2)
 LINE_OCTETS = 75
 CRLF = "\r\n"
-
-# Sentences for the two refusals of this route. Codes belong in the message catalogue
-# (engine/messages.py or engine/existentiel.py); until they are there, these are used.
-FALLBACK_MESSAGES = {
-    "existentiel.no_rendezvous": (
-        "Aucun rendez-vous n'est fixé pour cette table : le maître du jeu le fixe depuis l'arbitrage.",
-        "No rendez-vous is set for this table: the game master sets it from the referee page.",
-    ),
-    "existentiel.no_calendar": (
-        "Seul le jeu existentiel a des rendez-vous à ajouter à un agenda (cette table : {game}).",
-        "Only Le jeu existentiel has rendez-vous to add to a calendar (this table: {game}).",
-    ),
-}
-
-
-def _refused(status: int, code: str, /, **params):
-    """A JSON error in the API's shape, with this module's sentences while the catalogue lacks them."""
-    if code in catalogue():
-        return json_error(status, code, **params)
-    french, english = (sentence.format(**params) for sentence in FALLBACK_MESSAGES[code])
-    message = english if lang() == "en" else french
-    body = {"error": {"code": code, "message": message, "messages": {"fr": french, "en": english}, "params": params}}
-    return jsonify(body), status
-
 
 # --- RFC 5545 text ---------------------------------------------------------------------------------
 
@@ -86,8 +63,8 @@ def fold(line: str) -> str:
 
 def _utc(moment: datetime) -> str:
     if moment.tzinfo is None:  # SQLite gives back naive datetimes; they were stored in UTC
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def _adventure(state: dict, number: int) -> str:
@@ -114,14 +91,6 @@ def description(state: dict, view_url: str) -> str:
     return "\n".join(lines)
 
 
-def _scheduled_at(table) -> datetime:
-    """When the rendez-vous in effect was scheduled: the latest active ``schedule`` event."""
-    for event in reversed(store.active_events(table)):
-        if event.type == "schedule":
-            return event.created_at
-    return table.updated_at
-
-
 def ics(table, view_url: str) -> str:
     state = table.state
     rendezvous = state["rendezvous"]
@@ -132,10 +101,9 @@ def ics(table, view_url: str) -> str:
         f"PRODID:{PRODID}",
         "VERSION:2.0",
         "CALSCALE:GREGORIAN",
-        "METHOD:PUBLISH",
         "BEGIN:VEVENT",
         f"UID:rendezvous-{table.code}-{start:%Y%m%dT%H%M}@arbitre",
-        f"DTSTAMP:{_utc(_scheduled_at(table))}",
+        f"DTSTAMP:{_utc(table.updated_at)}",
         f"DTSTART:{start:%Y%m%dT%H%M%S}",
         f"DTEND:{end:%Y%m%dT%H%M%S}",
         f"SUMMARY:{escape_text(SUMMARY)}",
@@ -159,9 +127,9 @@ def rendezvous_ics(code: str):
     if table is None:
         return json_error(404, "unknown_table", code=code[:20])
     if table.game != "existentiel":
-        return _refused(404, "existentiel.no_calendar", code=table.code, game=table.game)
+        return json_error(404, "existentiel.no_calendar", code=table.code, game=table.game)
     if not table.state.get("rendezvous"):
-        return _refused(404, "existentiel.no_rendezvous", code=table.code)
+        return json_error(404, "existentiel.no_rendezvous", code=table.code)
     view_url = url_for("pages.table_view", code=table.code, _external=True)
     body = ics(table, view_url)
     return Response(

@@ -18,6 +18,7 @@ from pathlib import Path
 from flask import Blueprint, Response, abort, current_app, render_template, request, send_file
 
 from companion import ROOT
+from engine.messages import catalogue
 
 bp = Blueprint("offline", __name__)
 
@@ -77,7 +78,8 @@ def _state() -> dict:
         digest.update(runtime.encode())
         version = digest.hexdigest()[:12]
         bundle = json.dumps({"version": version, "files": sources}, ensure_ascii=False).encode()
-        assets = list(PAGES) + _static_assets() + ["/manifest.webmanifest", "/engine/bundle.json"]
+        assets = list(PAGES) + _static_assets() + ["/manifest.webmanifest", "/engine/bundle.json",
+                                                   "/engine/messages.json"]
         if runtime:
             assets += [f"/pyodide/{name}" for name in PYODIDE_FILES]
         cached = {"version": version, "bundle": bundle, "bundle_gz": gzip.compress(bundle, 9), "assets": assets}
@@ -143,6 +145,14 @@ def engine_bundle():
         response.headers["Content-Encoding"] = "gzip"
     response.headers["Vary"] = "Accept-Encoding"
     response.headers["ETag"] = state["version"]
+    return response
+
+
+@bp.get("/engine/messages.json")
+def engine_messages():
+    """Every code's French and English sentence, for pages that show a code the state names."""
+    response = Response(json.dumps(catalogue(), ensure_ascii=False), mimetype="application/json")
+    response.headers["ETag"] = _state()["version"]
     return response
 
 

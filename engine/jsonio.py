@@ -16,6 +16,7 @@ import zlib
 
 from engine import core
 from engine.core import RuleError
+from engine.messages import worded
 
 _last: dict = {}  # {"game": id, "state": internal state} of the latest projection
 
@@ -60,7 +61,7 @@ def check(request: dict) -> dict:
     if name not in checks:
         return {"error": {"code": "unknown_check", "params": {"check": name}}}
     try:
-        return {"answer": checks[name](_last["state"], request.get("params") or {})}
+        return {"answer": worded(checks[name](_last["state"], request.get("params") or {}))}
     except RuleError as error:
         return {"error": _error(error)}
 

@@ -83,6 +83,14 @@ COMMON = {
         "Le serveur est trop occupé pour écrire maintenant : réessayez.",
         "The server is too busy to write right now: try again.",
     ),
+    "existentiel.no_rendezvous": (
+        "Aucun rendez-vous n'est fixé pour cette table : le maître du jeu le fixe depuis l'arbitrage.",
+        "No rendez-vous is set for this table: the game master sets it from the referee page.",
+    ),
+    "existentiel.no_calendar": (
+        "Seul le jeu existentiel a des rendez-vous à ajouter à un agenda (cette table : {game}).",
+        "Only Le jeu existentiel has rendez-vous to add to a calendar (this table: {game}).",
+    ),
     "unknown_check": ("Vérification inconnue « {check} ».", "Unknown check “{check}”."),
     "internal": (
         "Erreur interne : rien n'a été modifié. Elle a été notée.",
@@ -119,3 +127,17 @@ def text(code: str, params: dict | None = None, lang: str = "fr") -> str:
         return code
     template = pair[1] if lang == "en" else pair[0]
     return template.format_map(_Lenient(params or {}))
+
+
+def worded(result, lang: str = "fr"):
+    """A check's answer with the sentences of every ``code`` in it (``message`` and ``messages``)."""
+    if isinstance(result, list):
+        return [worded(item, lang) for item in result]
+    if not isinstance(result, dict):
+        return result
+    out = {key: worded(value, lang) for key, value in result.items()}
+    if isinstance(result.get("code"), str):
+        params = {**result, **(result.get("params") or {})}
+        out["message"] = text(result["code"], params, lang)
+        out["messages"] = {other: text(result["code"], params, other) for other in LANGS}
+    return out

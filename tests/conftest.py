@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ("sqlite", "postgresql")
 
 MORTO_NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]

@@ -183,7 +183,8 @@ def test_players_may_be_given_as_objects():
     assert [p["name"] for p in view["players"]] == ["Ada", "Bruno", "Chiara"]
 
 
-@pytest.mark.parametrize("twins", [["Ada", "ada"], ["ADA", " ada "], ["Élodie", "éLODIE"], ["Straße", "STRASSE"]])
+@pytest.mark.parametrize("twins", [["Ada", "ada"], ["ADA", " ada "], ["Élodie", "éLODIE"],
+                                   ["Straße", "STRASSE"]])
 def test_names_are_unique_ignoring_case(twins):
     refuse_setup(["Bruno", *twins], {}, "duplicate_name")
 
@@ -248,7 +249,8 @@ def test_a_player_revived_this_round_holds_no_card_to_touch():
     assert lives(play(state, touch("p3")))["p3"] == lives(state)["p3"] - 1  # dealt in from the next round
 
 
-@pytest.mark.parametrize("event", [touch("p9"), touch(None), touch(2), touch(["p2"]), touch("P2"), {"type": "touched_early"}])
+@pytest.mark.parametrize("event", [touch("p9"), touch(None), touch(2), touch(["p2"]), touch("P2"),
+                                   {"type": "touched_early"}])
 def test_touch_by_an_unknown_player_refused(event):
     refuse(new(5), event, "unknown_player", InvalidEvent)
 

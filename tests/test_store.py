@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 
 from companion import store
 from companion.models import Event, Table, db
@@ -78,7 +77,7 @@ def _race(app, table_id: int, bodies_per_thread: list[list[dict]]) -> list[list[
     return answers
 
 
-def _log(app, table_id: int) -> tuple[Table, list[Event]]:
+def _log(table_id: int) -> tuple[Table, list[Event]]:
     table = db.session.get(Table, table_id)
     return table, store.history(table)
 
@@ -112,7 +111,7 @@ def test_racing_writers_keep_one_gapless_log(app):
     assert all(first == second for first, second in shared_answers.values())
 
     with app.app_context():
-        table, log = _log(app, table_id)
+        table, log = _log(table_id)
         assert sorted(e.client_id for e in log) == sorted(sent_ids)  # each accepted event once
         count = len(sent_ids)
         assert [e.seq for e in log] == list(range(1, count + 1))
@@ -146,8 +145,8 @@ def test_racing_writers_with_versions_one_wins_each_version(app):
                 with app.app_context():
                     version = db.session.get(Table, table_id).version
                     db.session.remove()
-                body = {"id": f"v{thread}-{i}", "type": "touched_early", "player": f"p{2 + (i + thread) % 19}",
-                        "version": version}
+                body = {"id": f"v{thread}-{i}", "type": "touched_early",
+                        "player": f"p{2 + (i + thread) % 19}", "version": version}
                 status, answer = _write_until_answered(app, table_id, body)
                 outcomes[thread].append((body["id"], status, version, answer))
         except BaseException as error:  # noqa: BLE001
@@ -166,7 +165,7 @@ def test_racing_writers_with_versions_one_wins_each_version(app):
     for sent_version, answer in accepted.values():
         assert answer["version"] == sent_version + 1
     with app.app_context():
-        table, log = _log(app, table_id)
+        table, log = _log(table_id)
         assert sorted(e.client_id for e in log) == sorted(accepted)
         assert [e.version for e in log] == list(range(1, len(accepted) + 1))
         assert table.version == len(accepted)
@@ -196,11 +195,12 @@ def test_undo_racing_events_keeps_the_snapshot_a_replay_of_the_log(app):
     thread = threading.Thread(target=undoer)
     thread.start()
     for i in range(30):
-        _write_until_answered(app, table_id, {"id": f"e{i}", "type": "touched_early", "player": f"p{2 + i % 19}"})
+        body = {"id": f"e{i}", "type": "touched_early", "player": f"p{2 + i % 19}"}
+        _write_until_answered(app, table_id, body)
     thread.join()
     assert not errors, errors
     with app.app_context():
-        table, log = _log(app, table_id)
+        table, log = _log(table_id)
         versions = sorted([e.version for e in log] + [e.undone_version for e in log if e.undone])
         assert versions == list(range(1, table.version + 1))  # every write, event or undo, one version
         assert table.state == store.rebuild(table)
@@ -234,7 +234,8 @@ class Server:
         self.port = free_port()
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(
-                [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--threads", "8"],
+                [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--threads", "8"],
                 env=self.env, stdout=out, stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + 60  # only bounds a server that never comes up
@@ -296,7 +297,8 @@ def served(backend, request, tmp_path):
                 return set()
             connection = sqlite3.connect(database)
             try:
-                return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                return {row[0] for row in rows}
             finally:
                 connection.close()
     else:
@@ -306,8 +308,8 @@ def served(backend, request, tmp_path):
 
         def tables() -> set[str]:
             with cluster.connect(name) as connection:
-                rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
-                return {row[0] for row in rows}
+                query = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                return {row[0] for row in connection.execute(query).fetchall()}
 
     servers: list[Server] = []
 
@@ -352,7 +354,8 @@ def test_acknowledged_events_survive_a_killed_server(served):
     assert table["state"] == undone["state"] == answers[-2]["state"]
     status, history = server.call("GET", f"/api/tables/{code}/history")
     assert [e["id"] for e in history["events"]] == [body["id"] for body in sent]
-    assert [e["event"] for e in history["events"]] == [{k: v for k, v in b.items() if k != "id"} for b in sent]
+    assert [e["event"] for e in history["events"]] == [{k: v for k, v in body.items() if k != "id"}
+                                                       for body in sent]
     assert [e["undone"] for e in history["events"]] == [False] * (len(events) - 1) + [True]
     # The secret still works after the restart, and a retry of an acknowledged id is not applied again.
     status, again = server.call("POST", f"/api/tables/{code}/events", sent[0], secret)
@@ -397,8 +400,8 @@ def test_the_live_stream_delivers_the_new_state_after_an_event(served):
         assert json.loads(first["data"]) == {"version": 0, "state": created["state"]}
         assert first["id"] == "0"
 
-        status, answer = server.call("POST", f"/api/tables/{code}/events",
-                                     {"id": "live-1", "type": "touched_early", "player": "p2"}, created["secret"])
+        body = {"id": "live-1", "type": "touched_early", "player": "p2"}
+        status, answer = server.call("POST", f"/api/tables/{code}/events", body, created["secret"])
         assert status == 201
         pushed = _read_event(response)
         assert json.loads(pushed["data"]) == answer

@@ -4,6 +4,7 @@ import { clearToast, fill, h, toast, vibrate } from "./ui.js";
 import { recall, remember } from "./tables.js";
 import { follow } from "./live.js";
 import { TableSync } from "./sync.js";
+import { loadMessages } from "./messages.js";
 
 const app = document.getElementById("app");
 const { code, game } = app.dataset;
@@ -41,7 +42,7 @@ const ctx = {
     return result.ok;
   },
   check: (name, params) => table.check(name, params),
-  render: () => render(),
+  render: () => render(true),
 };
 
 function describe(event) {
@@ -61,7 +62,11 @@ function renderRejected() {
       h("button", { type: "button", class: "secondary", onclick: () => table.dismiss(entry.seq) }, "Vu")))) : null);
 }
 
-function render() {
+let drawn = null;
+
+// Redraws the game's panel only when the table changed (or the panel asks, for its own drafts):
+// most sync steps change nothing on screen, and a redraw under a finger would lose the tap.
+function render(force = false) {
   if (!module || !table) return;
   const status = table.status();
   syncEl.className = `sync ${status.kind === "ok" ? "ok" : status.kind === "off" ? "off" : ""}`;
@@ -72,9 +77,12 @@ function render() {
     syncEl.dataset.engineMs = Math.round(table.engineMs);
     syncEl.dataset.runtimeMs = Math.round(table.engineStages.runtime);
   }
+  document.getElementById("snapshot").disabled = table.engine !== "ready";
+  const key = JSON.stringify([table.view, table.rejected.map((entry) => entry.seq)]);
+  if (!force && key === drawn) return;
+  drawn = key;
   renderRejected();
   module.referee(app, table.view, ctx);
-  document.getElementById("snapshot").disabled = table.engine !== "ready";
 }
 
 async function showSnapshot() {
@@ -104,8 +112,8 @@ if (!secret) {
   document.getElementById("snapshot").disabled = true;
 } else {
   remember(code, { game, role: "referee" });
-  module = await import(`./games/${game}.js`);
-  table = new TableSync({ code, game, secret, answer: initial, onChange: render,
+  [module] = await Promise.all([import(`./games/${game}.js`), loadMessages()]);
+  table = new TableSync({ code, game, secret, answer: initial, onChange: () => render(),
     onRejected: (op, error) => refused(error) });
   await table.start();
   document.getElementById("undo").addEventListener("click", () => ctx.undo());

@@ -1,6 +1,7 @@
 // Opens a snapshot QR: the table's view travels in the URL fragment (deflated JSON, base64url),
 // so an installed phone shows it with no network at all.
 import { fill, h } from "./ui.js";
+import { loadMessages } from "./messages.js";
 
 const app = document.getElementById("app");
 
@@ -13,7 +14,7 @@ async function unpack(fragment) {
 
 try {
   const snapshot = await unpack(location.hash.slice(1));
-  const module = await import(`./games/${snapshot.game}.js`);
+  const [module] = await Promise.all([import(`./games/${snapshot.game}.js`), loadMessages()]);
   const at = new Date(snapshot.at);
   const age = document.getElementById("snapshot-age");
   age.textContent = `instantané de ${at.toLocaleTimeString("fr-FR", { hour: "2-digit", minute: "2-digit" })}`;

@@ -2,6 +2,7 @@
 // seen is kept on the phone, so a reload with no network still shows it, with its age.
 import { follow } from "./live.js";
 import { recall, remember } from "./tables.js";
+import { loadMessages } from "./messages.js";
 
 const app = document.getElementById("app");
 const { code, game, player } = app.dataset;
@@ -15,7 +16,7 @@ try {
     seenAt = new Date(kept.at);
   }
 } catch { /* nothing kept */ }
-const module = await import(`./games/${game}.js`);
+const [module] = await Promise.all([import(`./games/${game}.js`), loadMessages()]);
 
 if (!recall(code)?.secret) remember(code, { game, role: "follower" });
 

@@ -2,6 +2,7 @@
 // validations, newcomers, adventure titles), the table view (each player's adventure, jokers and
 // 29-square track, the next rendez-vous with its calendar file) and each player's own page.
 import { byId, fill, h, toast } from "../ui.js";
+import { sentence } from "../messages.js";
 
 export const ADVENTURES = 29;
 const DEATH = 29; // lived only at death: accepting it means leaving the game
@@ -9,36 +10,6 @@ const FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 export const MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
   "septembre", "octobre", "novembre", "décembre"];
 
-// The sentences of the engine's note and reason codes (engine/existentiel.py MESSAGES), which the
-// state names by code only.
-const SENTENCES = {
-  "existentiel.eliminated_refused": [
-    "Éliminé·e : a refusé de s'engager dans une aventure sans plus avoir de joker à perdre.",
-    "Eliminated: refused to take on an adventure with no joker left to lose."],
-  "existentiel.eliminated_failed": [
-    "Éliminé·e : le maître du jeu a estimé l'aventure acceptée non réalisée, sans plus de joker à perdre.",
-    "Eliminated: the game master judged the accepted adventure not lived, with no joker left to lose."],
-  "existentiel.left_29": [
-    "A accepté l'aventure 29 et quitté le jeu sans être éliminé·e.",
-    "Accepted adventure 29 and left the game without being eliminated."],
-  "existentiel.petit_chelem": [
-    "Petit Chelem existentiel : toutes les aventures sauf la 29 réalisées, puis la 29 acceptée. Titre de Maître Existentiel.",
-    "Existential Petit Chelem: every adventure but 29 completed, then 29 accepted. Title of Maître Existentiel."],
-  "existentiel.grand_chelem_never": [
-    "Le Grand Chelem (Grand Maître Existentiel) exige l'aventure 29, vécue seulement à la mort : il n'existe aucun Grand Maître Existentiel vivant.",
-    "The Grand Chelem (Grand Maître Existentiel) needs adventure 29, lived only at death: there is no living Grand Maître Existentiel."],
-  "existentiel.set_rendezvous": [
-    "Chacun·e a son aventure : au maître du jeu de fixer le rendez-vous.",
-    "Everyone has an adventure: the game master sets the rendez-vous."],
-  "existentiel.all_out": [
-    "La partie est finie : plus personne n'est en lice.",
-    "The game is over: nobody is still playing."],
-};
-
-function sentence(code) {
-  const [fr, en] = SENTENCES[code] || [code, code];
-  return { fr, en };
-}
 
 function bilingual(code, tag = "p", cls = "note") {
   const { fr, en } = sentence(code);

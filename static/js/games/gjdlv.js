@@ -6,6 +6,7 @@
 // shown in French (R D V for Roi Dame Valet) with the suit symbols in colour.
 import { api } from "../api.js";
 import { byId, fill, h } from "../ui.js";
+import { sentence } from "../messages.js";
 
 const NUMBER_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
 const FACES = ["J", "Q", "K"];
@@ -137,10 +138,8 @@ function winnerBanner(state, players) {
 
 function noteCard(state) {
   if (!state.note) return null;
-  const count = state.note.params?.count;
-  return h("p", { class: "card gj-note", "data-note": state.note.code },
-    `Les règles sont écrites pour 3 ou 4 joueur·euses ; cette table en compte ${count}.`,
-    h("br"), h("small", { lang: "en" }, `The rules are written for 3 or 4 players; this table has ${count}.`));
+  const { fr, en } = sentence(state.note.code, state.note.params);
+  return h("p", { class: "card gj-note", "data-note": state.note.code }, fr, h("br"), h("small", { lang: "en" }, en));
 }
 
 function statusCard(state, players) {
@@ -380,7 +379,9 @@ function quiARaison(state, players, ctx) {
   return h("details", { class: "card gj-qa", id: "qui-a-raison", open: draft.qaOpen || null,
     ontoggle: (e) => { draft.qaOpen = e.target.open; } },
     h("summary", {}, "⚖ Qui a raison ? ", h("small", {}, "Who's right? — the rules settle it")),
-    h("div", { class: "gj-tabs", role: "group", "aria-label": "Question" }, Object.entries(CHECKS).map(([name, c]) =>
+    // Imperial bonuses are face cards: they only exist in the Règles Abondantes.
+    h("div", { class: "gj-tabs", role: "group", "aria-label": "Question" }, Object.entries(CHECKS)
+      .filter(([name]) => name !== "bonus" || state.rules === "abondantes").map(([name, c]) =>
       h("button", { type: "button", "data-check": name, "aria-pressed": String(qa.check === name),
         onclick: () => {
           const keep = { gf: qa.cards.gf };

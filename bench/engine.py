@@ -1,0 +1,100 @@
+"""The rules engine in CPython: apply one event (with the copy that makes refusals safe), replay a log, undo.
+
+Run: .venv/bin/python bench/engine.py
+Logs are real games played by a seeded script: Il Morto with 12 players and 9 lives, Le jeu
+existentiel with 7 players over many cycles, GJDLV with 4 players over 9 full rounds.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import core  # noqa: E402
+from engine.core import RuleError  # noqa: E402
+
+
+def morto_log(rng: random.Random):
+    players = [f"J{i}" for i in range(12)]
+    options = {"lives": 9}
+    state, events = core.setup("morto", players, options), []
+    while not core.view("morto", state)["over"] and len(events) < 600:
+        view = core.view("morto", state)
+        order = view["play_order"]
+        if rng.random() < 0.3:
+            event = {"type": "touched_early", "player": rng.choice(order[:-1] or order)}
+        else:
+            ranks = list(range(1, 11)) * 4
+            rng.shuffle(ranks)
+            event = {"type": "reveal", "cards": {pid: ranks[i] for i, pid in enumerate(order)}}
+        try:
+            state = core.apply("morto", state, event)
+            events.append(event)
+        except RuleError:
+            pass
+    return "morto", players, options, events
+
+
+def existentiel_log(rng: random.Random):
+    players = [{"name": f"J{i}", "birth_month": 1 + i} for i in range(7)]
+    state, events = core.setup("existentiel", players, {}), []
+    while not core.view("existentiel", state)["over"] and len(events) < 600:
+        view = core.view("existentiel", state)
+        for player in view["players"]:
+            for kind in ("roll", "accept", "validate"):
+                event = {"type": kind, "player": player["id"], "die": rng.randint(1, 6), "success": rng.random() < 0.8}
+                try:
+                    state = core.apply("existentiel", state, event)
+                    events.append(event)
+                except RuleError:
+                    pass
+    return "existentiel", players, {}, events
+
+
+def gjdlv_log(rng: random.Random):
+    players = ["A", "B", "C", "D"]
+    options = {"rules": "abondantes", "rounds": 9}
+    state, events = core.setup("gjdlv", players, options), []
+    reds = [f"{r}{s}" for s in "HD" for r in ["A", *map(str, range(2, 11)), "J", "Q", "K"]]
+    blacks = [f"{r}{s}" for s in "SC" for r in ["A", *map(str, range(2, 11)), "J", "Q", "K"]]
+    while not core.view("gjdlv", state)["over"]:
+        for _ in range(12):
+            event = rng.choice([
+                {"type": "newborn", "player": rng.choice(["p1", "p2", "p3", "p4"]), "gf": rng.choice(reds), "gm": rng.choice(blacks)},
+                {"type": "abortion", "player": rng.choice(["p1", "p2", "p3", "p4"])},
+            ])
+            try:
+                state = core.apply("gjdlv", state, event)
+                events.append(event)
+            except RuleError:
+                pass
+        state = core.apply("gjdlv", state, {"type": "close_round"})
+        events.append({"type": "close_round"})
+    return "gjdlv", players, options, events
+
+
+def per_call(fn, repeat: int) -> float:
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    return (time.perf_counter() - start) / repeat
+
+
+def main() -> None:
+    rng = random.Random(2026)
+    print(f"{'game':<12} {'events':>6} {'replay log':>12} {'per event':>11} {'apply 1 (copy)':>15} {'undo (replay)':>14}")
+    for game, players, options, events in (morto_log(rng), existentiel_log(rng), gjdlv_log(rng)):
+        replay = per_call(lambda: core.replay(game, players, options, events), 20)
+        state = core.replay(game, players, options, events[:-1])
+        apply = per_call(lambda: core.apply(game, state, events[-1]), 200)
+        undo = per_call(lambda: core.undo(game, players, options, events), 20)
+        print(f"{game:<12} {len(events):>6} {replay * 1e3:>9.2f} ms {replay / len(events) * 1e6:>8.1f} µs "
+              f"{apply * 1e6:>12.1f} µs {undo * 1e3:>11.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
