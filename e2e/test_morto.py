@@ -229,12 +229,16 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     everyone = [referee, view, stale]
 
     # Dario touched his card before the knock: tapped on the first tab, seen live by the follower.
+    # (The referee switches tabs as a person would: a tab in the background gets no frames, and
+    # taps on it wait for one.)
+    referee.bring_to_front()
     touch(referee, DARIO)
     expect_lives(both, {DARIO: 2})
     expect_lives([stale], {DARIO: 3})  # its stream is cut: it has not heard of it
 
     # The stale tab taps Fabio. The server answers 409 (stale version); the tab fetches the fresh
     # log, finds the tap still allowed there and sends it again: both touches count, none is lost.
+    stale.bring_to_front()
     touch(stale, FABIO)
     expect_lives(everyone, {DARIO: 2, FABIO: 2})
     expect_synced(stale)
@@ -243,6 +247,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
 
     # A reveal the UI lets through but the deck forbids: five Assi. Refused, nothing changes,
     # and the referee's taps stay so that one card can be corrected.
+    referee.bring_to_front()
     pick_ranks(referee, {DARIO: ASSO, ELENA: ASSO, FABIO: ASSO, ADA: ASSO, BRUNO: ASSO, CHIARA: RE})
     tap(referee.locator("#confirm-reveal"))
     expect_toast(referee, "Le jeu n'a que quatre Asso : 5 révélé·es, c'est impossible.",
@@ -263,6 +268,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     # Dario is the dealer, who may touch the cards: the tap is set aside with that reason, shown
     # in French and English, and the tab catches up. Nobody loses a life for it.
     expect(stale.locator("[data-round]")).to_have_text("1")
+    stale.bring_to_front()
     touch(stale, DARIO)
     expect_toast(stale, "Le·a dealer a le droit de toucher les cartes avant d'avoir toqué.",
                  "The dealer may touch the cards before knocking.")
@@ -276,6 +282,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     tap(rejected.get_by_role("button", name="Vu"))
     expect(rejected).to_have_count(0)
     stale.close()
+    referee.bring_to_front()
 
     # Round 2: Elena touches her card early twice: she dies at once, her card is discarded.
     touch(referee, ELENA)

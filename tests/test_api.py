@@ -17,9 +17,9 @@ import pytest
 
 from companion.qr import svg
 from companion.store import CODE_ALPHABET, display_code
-from conftest import MORTO_NAMES, bearer
 from engine import core, morto
 from engine.messages import text
+from tests.conftest import MORTO_NAMES, bearer
 
 PLAYERS = {
     "morto": MORTO_NAMES,

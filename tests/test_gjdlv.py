@@ -11,8 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import core
-from engine import gjdlv
+from engine import core, gjdlv
 from engine.core import IllegalEvent, InvalidEvent, RuleError
 from engine.messages import COMMON
 

@@ -27,8 +27,8 @@ import pytest
 
 from companion import store
 from companion.models import Event, Table, db
-from conftest import free_port
 from engine import core
+from tests.postgres import free_port
 
 PLAYERS = [f"Joueur {i}" for i in range(1, 21)]  # 20 players, 9 lives: many touches before anyone dies
 

@@ -109,8 +109,12 @@ export class TableSync {
       view = projection.state;
     }
     this.pending.push(await box.push(this.code, op)); // durable before anything else happens
-    if (view) this.view = view;
-    this.changed();
+    if (view) {
+      this.view = view;
+      this.changed();
+    } else {
+      await this.reproject(); // the engine may have become ready meanwhile, without this tap
+    }
     this.flush();
     return { ok: true };
   }
