@@ -7,25 +7,13 @@ import json
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
 from companion import store
-from companion.errors import json_error, lang
+from companion.errors import Refused, lang
 from companion.qr import svg
-from companion.store import StoreError
 from engine import core
 from engine.core import RuleError
 from engine.messages import worded
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-class BadRequest(Exception):
-    def __init__(self, status: int, code: str, /, **params):  # a param may be named ``code`` too
-        self.status, self.code, self.params = status, code, params
-
-
-@bp.errorhandler(BadRequest)
-@bp.errorhandler(StoreError)
-def _refused(error):
-    return json_error(error.status, error.code, **error.params)
 
 
 @bp.errorhandler(RuleError)
@@ -37,7 +25,7 @@ def _rule(error: RuleError):
 def body() -> dict:
     """The request's JSON object, or a 4xx naming what is wrong with it."""
     if request.content_length and request.content_length > current_app.config["MAX_CONTENT_LENGTH"]:
-        raise BadRequest(413, "too_large", max=current_app.config["MAX_CONTENT_LENGTH"])
+        raise Refused(413, "too_large", max=current_app.config["MAX_CONTENT_LENGTH"])
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
@@ -46,9 +34,9 @@ def body() -> dict:
         # the parser's recursion is not a request anyone means to send.
         parsed = json.loads(raw, parse_constant=_not_json)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise BadRequest(400, "bad_json") from None
+        raise Refused(400, "bad_json") from None
     if not isinstance(parsed, dict):
-        raise BadRequest(400, "bad_json")
+        raise Refused(400, "bad_json")
     return parsed
 
 
@@ -59,7 +47,7 @@ def _not_json(constant: str):
 def table_or_404(code: str):
     table = store.find_table(code)
     if table is None:
-        raise BadRequest(404, "unknown_table", code=code[:20])
+        raise Refused(404, "unknown_table", code=code[:20])
     return table
 
 
@@ -68,9 +56,9 @@ def referee_table(code: str):
     table = table_or_404(code)
     header = request.headers.get("Authorization", "")
     if not header.startswith("Bearer ") or not header[7:].strip():
-        raise BadRequest(401, "secret_required")
+        raise Refused(401, "secret_required")
     if not store.secret_matches(table, header[7:].strip()):
-        raise BadRequest(403, "wrong_secret")
+        raise Refused(403, "wrong_secret")
     return table
 
 
@@ -126,6 +114,7 @@ def get_log(code: str):
         "players": table.players,
         "options": table.options,
         "version": table.version,
+        "state": store.answer(table)["state"],
         "events": [{"id": e.client_id, "event": e.payload} for e in store.active_events(table)],
     })
 
@@ -155,7 +144,7 @@ def run_check(code: str, name: str):
     table = table_or_404(code)
     checks = getattr(core.game(table.game), "CHECKS", {})
     if name not in checks:
-        raise BadRequest(404, "unknown_check", check=name[:40], checks=sorted(checks))
+        raise Refused(404, "unknown_check", check=name[:40], checks=sorted(checks))
     result = checks[name](table.state, body())
     return jsonify(worded(result, lang()))
 

@@ -7,6 +7,14 @@ from werkzeug.exceptions import HTTPException
 
 from engine.messages import text
 
+class Refused(Exception):
+    """A request the companion refuses before (or instead of) asking the engine: status, code, params."""
+
+    def __init__(self, status: int, code: str, /, **params):  # a param may be named ``code`` too
+        super().__init__(code)
+        self.status, self.code, self.params = status, code, params
+
+
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
@@ -37,6 +45,10 @@ def json_error(status: int, code: str, /, **params):
 
 
 def register(app: Flask) -> None:
+    @app.errorhandler(Refused)
+    def refused(error: Refused):
+        return json_error(error.status, error.code, **error.params)
+
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
         if not request.path.startswith("/api/"):

@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import importlib.util
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -76,6 +77,8 @@ def _state() -> dict:
                     digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
         runtime = pyodide_version()
         digest.update(runtime.encode())
+        # A deployment may name its release to make every phone refresh its precache.
+        digest.update(os.environ.get("ARBITRE_RELEASE", "").encode())
         version = digest.hexdigest()[:12]
         bundle = json.dumps({"version": version, "files": sources}, ensure_ascii=False).encode()
         assets = list(PAGES) + _static_assets() + ["/manifest.webmanifest", "/engine/bundle.json",

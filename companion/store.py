@@ -17,6 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from companion import live
+from companion.errors import Refused
 from companion.models import Event, Table, db, now
 from engine import core
 
@@ -24,16 +25,6 @@ CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L,
 CODE_LENGTH = 6
 CLIENT_ID_MAX = 64
 WRITE_ATTEMPTS = 5
-
-
-class StoreError(Exception):
-    """A write the store refuses before the engine is asked: HTTP status, code and params."""
-
-    def __init__(self, status: int, code: str, /, **params):  # a param may be named ``code`` too
-        super().__init__(code)
-        self.status = status
-        self.code = code
-        self.params = params
 
 
 # --- codes and secrets ---------------------------------------------------------------------------
@@ -116,7 +107,7 @@ def create_table(game: str, players, options) -> tuple[Table, str]:
             return table, secret
         except IntegrityError:  # the code was taken: draw another
             db.session.rollback()
-    raise StoreError(503, "busy")
+    raise Refused(503, "busy")
 
 
 def _client_id(body: dict, required: bool) -> str | None:
@@ -125,7 +116,7 @@ def _client_id(body: dict, required: bool) -> str | None:
         return None
     # Printable only: a NUL (refused by PostgreSQL) or a lone surrogate (not UTF-8) cannot be stored.
     if not (isinstance(client_id, str) and 1 <= len(client_id) <= CLIENT_ID_MAX and client_id.isprintable()):
-        raise StoreError(422, "bad_field", field="id", max=CLIENT_ID_MAX)
+        raise Refused(422, "bad_field", field="id", max=CLIENT_ID_MAX)
     return client_id
 
 
@@ -198,9 +189,9 @@ def _check_version(table: Table, body: dict) -> None:
         return
     sent = body["version"]
     if isinstance(sent, bool) or not isinstance(sent, int):
-        raise StoreError(422, "bad_field", field="version")
+        raise Refused(422, "bad_field", field="version")
     if sent != table.version:
-        raise StoreError(409, "stale_version", sent=sent, current=table.version)
+        raise Refused(409, "stale_version", sent=sent, current=table.version)
 
 
 def _move_table(table: Table, state: dict) -> None:
@@ -236,4 +227,4 @@ def _write(table_id: int, attempt) -> tuple[dict, bool]:
         if fresh:
             live.notify(table_id)
         return result, fresh
-    raise StoreError(503, "busy")
+    raise Refused(503, "busy")

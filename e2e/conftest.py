@@ -11,7 +11,10 @@ Shared by every e2e file, whatever the game. What they give:
   ``playwright install`` cannot download browsers here, hence ``executable_path``.
 - ``phone`` (function): a factory; ``phone()`` opens a new browser context shaped like a phone
   (390×844, mobile, touch, ``fr-FR``). Each context is a separate phone with its own localStorage, so
-  a referee's secret stays on the phone that created the table. Use ``context.new_page()`` for a tab.
+  a referee's secret stays on the phone that created the table. Use ``context.new_page()`` for a tab;
+  a tab left in the background gets no frames and taps on it wait for one: ``page.bring_to_front()``
+  before tapping in another tab. Service workers are allowed, as on a real phone; keyword arguments
+  go to ``browser.new_context`` (e.g. ``phone(service_workers="block")``).
   Every context is closed after the test. A test fails if a page throws (uncaught error or rejected
   promise) or logs a console error, except:
 
@@ -95,10 +98,12 @@ def companion_command() -> list[str]:
 
 
 def _tail(path: Path, lines: int = 60) -> str:
+    """The end of the server's log, without the QR drawing ``companion serve`` prints at start."""
     try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        text = path.read_text(errors="replace").splitlines()
     except OSError as err:
         return f"(no server log: {err})"
+    return "\n".join([line for line in text if not set(line) <= set("█▀▄ ")][-lines:])
 
 
 def _answers(url: str) -> bool:
@@ -178,7 +183,7 @@ class Phones:
         self.allowed: list[re.Pattern] = [REFUSAL_CONSOLE]
 
     def __call__(self, **overrides) -> BrowserContext:
-        context = self.browser.new_context(base_url=self.base_url, **{**PHONE, **overrides})
+        context = self.browser.new_context(**{"base_url": self.base_url, **PHONE, **overrides})
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
         number = len(self.contexts) + 1

@@ -212,10 +212,11 @@ def test_snapshot_qr_opens_on_a_second_phone_with_no_network(phone, server):
     referee, page = installed_referee(phone, server, table)
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED|Failed to load resource")
     referee.set_offline(True)  # the server cannot be reached at all
+    page.click("#more")
     page.click("#snapshot")
-    dialog = page.locator("#snapshot-dialog")
+    dialog = page.locator("#qr-dialog")
     expect(dialog.locator("svg")).to_be_visible()
-    url = dialog.locator("#snapshot-url").get_attribute("href")
+    url = dialog.locator("#qr-url").get_attribute("href")
     assert url.startswith(f"{server}/s#")
 
     # A player's phone that has the app installed (it visited once, online), then no network.

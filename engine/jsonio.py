@@ -78,20 +78,25 @@ def snapshot_view(fragment: str) -> dict:
     return json.loads(zlib.decompress(base64.urlsafe_b64decode(padded)))
 
 
-def snapshot_qr(request: dict) -> dict:
-    """The snapshot URL for ``view`` and its QR code as SVG, made on the phone with no server."""
-    import qrcode  # bundled for the browser with the engine; imported late: only this call needs it
+def qr(request: dict) -> dict:
+    """A QR code (SVG) of ``text``, drawn on the phone: for URLs the server must never see or may not reach."""
+    import qrcode  # bundled for the browser with the engine; imported late: only QR codes need it
     import qrcode.image.svg
 
-    url = request["base"] + "#" + snapshot_fragment(request["view"])
     code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_L, border=2,
                          image_factory=qrcode.image.svg.SvgPathFillImage)
-    code.add_data(url)
+    code.add_data(request["text"])
     try:
         code.make(fit=True)
     except qrcode.exceptions.DataOverflowError:
-        return {"url": url, "svg": None, "error": {"code": "snapshot_too_large", "params": {"length": len(url)}}}
-    return {"url": url, "svg": code.make_image().to_string(encoding="unicode")}
+        return {"svg": None, "error": {"code": "qr_too_large", "params": {"length": len(request["text"])}}}
+    return {"svg": code.make_image().to_string(encoding="unicode")}
+
+
+def snapshot_qr(request: dict) -> dict:
+    """The snapshot URL for ``view`` and its QR code, made on the phone with no server."""
+    url = request["base"] + "#" + snapshot_fragment(request["view"])
+    return {"url": url, **qr({"text": url})}
 
 
 def warm(_request: dict) -> dict:
@@ -101,7 +106,7 @@ def warm(_request: dict) -> dict:
     return {"games": sorted(core.GAME_MODULES), "messages": len(catalogue())}
 
 
-OPS = {"project": project, "check": check, "snapshot_qr": snapshot_qr, "warm": warm}
+OPS = {"project": project, "check": check, "qr": qr, "snapshot_qr": snapshot_qr, "warm": warm}
 
 
 def handle(request_json: str) -> str:

@@ -91,6 +91,10 @@ COMMON = {
         "Seul le jeu existentiel a des rendez-vous à ajouter à un agenda (cette table : {game}).",
         "Only Le jeu existentiel has rendez-vous to add to a calendar (this table: {game}).",
     ),
+    "qr_too_large": (
+        "Trop d'informations pour un QR code ({length} caractères).",
+        "Too much for one QR code ({length} characters).",
+    ),
     "unknown_check": ("Vérification inconnue « {check} ».", "Unknown check “{check}”."),
     "internal": (
         "Erreur interne : rien n'a été modifié. Elle a été notée.",

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from companion import store
+from companion.errors import Refused
 from companion.models import Event, Table, db
 from engine import core
 from tests.postgres import free_port
@@ -44,7 +45,7 @@ def _write_until_answered(app, table_id: int, body: dict) -> tuple[int, dict]:
                 try:
                     result, _fresh = store.append_event(table_id, dict(body))
                     return 201, result
-                except store.StoreError as error:
+                except Refused as error:
                     if error.code != "busy":
                         return error.status, {"code": error.code, "params": error.params}
                     time.sleep(0.005)
@@ -185,7 +186,7 @@ def test_undo_racing_events_keeps_the_snapshot_a_replay_of_the_log(app):
                 with app.app_context():
                     try:
                         store.undo(table_id, {})
-                    except (store.StoreError, core.RuleError):
+                    except (Refused, core.RuleError):
                         pass
                     finally:
                         db.session.remove()

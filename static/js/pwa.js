@@ -36,6 +36,10 @@ async function start() {
   if (navigator.onLine) {
     try { await (await caches.open(PAGES)).add(location.pathname); } catch { /* offline or not cacheable */ }
   }
+  navigator.serviceWorker.addEventListener("message", ({ data }) => {
+    if (data?.version) document.documentElement.dataset.swVersion = data.version;
+  });
+  navigator.serviceWorker.controller?.postMessage("version");
   document.documentElement.dataset.sw = "ready";
   // Look for a new version now and then while the app stays open for a whole evening.
   setInterval(() => registration.update().catch(() => {}), 30 * 60 * 1000);

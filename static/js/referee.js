@@ -4,7 +4,7 @@ import { clearToast, fill, h, toast, vibrate } from "./ui.js";
 import { recall, remember } from "./tables.js";
 import { follow } from "./live.js";
 import { TableSync } from "./sync.js";
-import { loadMessages } from "./messages.js";
+import { loadMessages, sentence } from "./messages.js";
 
 const app = document.getElementById("app");
 const { code, game } = app.dataset;
@@ -77,7 +77,8 @@ function render(force = false) {
     syncEl.dataset.engineMs = Math.round(table.engineMs);
     syncEl.dataset.runtimeMs = Math.round(table.engineStages.runtime);
   }
-  document.getElementById("snapshot").disabled = table.engine !== "ready";
+  for (const id of ["snapshot", "handover"]) document.getElementById(id).disabled = table.engine !== "ready";
+  app.dataset.version = table.version;
   const key = JSON.stringify([table.view, table.rejected.map((entry) => entry.seq)]);
   if (!force && key === drawn) return;
   drawn = key;
@@ -85,17 +86,28 @@ function render(force = false) {
   module.referee(app, table.view, ctx);
 }
 
-async function showSnapshot() {
-  const { url, svg, error } = await table.snapshot(`${location.origin}/s`);
-  const dialog = document.getElementById("snapshot-dialog");
+function showQr({ title, hint, url, svg, error }) {
+  document.getElementById("more-dialog").close();
+  const dialog = document.getElementById("qr-dialog");
   const picture = h("div", { class: "qr" });
-  if (svg) picture.innerHTML = svg; // made by our own engine from the table's view, not user HTML
-  fill(dialog.querySelector(".body"),
-    h("h2", {}, "QR instantané ", h("small", {}, "Snapshot QR")),
-    h("p", { class: "hint" }, "L'état de la table maintenant, dans le QR lui-même : il s'ouvre sans réseau sur un téléphone où Arbitre est installé. Il ne suit pas les taps suivants."),
-    svg ? picture : h("p", { class: "error" }, `Table trop grande pour un QR (${error?.params?.length} caractères).`),
-    h("a", { href: url, id: "snapshot-url", class: "muted", style: "word-break:break-all;font-size:.7rem" }, url));
+  if (svg) picture.innerHTML = svg; // drawn by our own engine worker from a URL, not user HTML
+  fill(dialog.querySelector(".body"), h("h2", {}, ...title), h("p", { class: "hint" }, hint),
+    svg ? picture : h("p", { class: "error" }, sentence(error.code, error.params).fr),
+    h("a", { href: url, id: "qr-url", class: "muted qr-url" }, url));
   dialog.showModal();
+}
+
+async function showSnapshot() {
+  const snapshot = await table.snapshot(`${location.origin}/s`);
+  showQr({ ...snapshot, title: ["QR instantané ", h("small", {}, "Snapshot QR")],
+    hint: "L'état de la table maintenant, dans le QR lui-même : il s'ouvre sans réseau sur un téléphone où Arbitre est installé. Il ne suit pas les taps suivants." });
+}
+
+// The secret travels in the fragment, which browsers never send: the QR is drawn here, not by the server.
+async function showHandover() {
+  const url = `${location.origin}/r/${code}#s=${encodeURIComponent(secret)}`;
+  showQr({ ...(await table.qr(url)), url, title: ["Passer la main ", h("small", {}, "Hand over / co-referee")],
+    hint: "Ce QR donne le droit d'arbitrer cette table : ne le montrez qu'à la personne qui arbitre avec vous ou après vous." });
 }
 
 async function keepAwake() {
@@ -109,7 +121,7 @@ if (!secret) {
     h("p", { class: "muted", lang: "en" }, "This phone does not hold the referee secret for this table."),
     h("a", { class: "button primary", href: `/t/${code}` }, "Suivre la table")));
   document.getElementById("undo").disabled = true;
-  document.getElementById("snapshot").disabled = true;
+  document.getElementById("more").disabled = true;
 } else {
   remember(code, { game, role: "referee" });
   [module] = await Promise.all([import(`./games/${game}.js`), loadMessages()]);
@@ -117,7 +129,9 @@ if (!secret) {
     onRejected: (op, error) => refused(error) });
   await table.start();
   document.getElementById("undo").addEventListener("click", () => ctx.undo());
+  document.getElementById("more").addEventListener("click", () => document.getElementById("more-dialog").showModal());
   document.getElementById("snapshot").addEventListener("click", showSnapshot);
+  document.getElementById("handover").addEventListener("click", showHandover);
   follow(code, (answer) => table.heard(answer), null);
   keepAwake();
   document.addEventListener("visibilitychange", keepAwake);

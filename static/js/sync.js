@@ -128,6 +128,10 @@ export class TableSync {
     return api.check(this.code, name, params);
   }
 
+  qr(text) {
+    return ask({ op: "qr", text });
+  }
+
   snapshot(base) {
     return ask({ op: "snapshot_qr", base,
       view: { game: this.game, code: this.code, at: new Date().toISOString(), state: this.view } });
@@ -139,6 +143,7 @@ export class TableSync {
     const log = await api.log(this.code);
     this.base = { code: this.code, game: log.game, players: log.players, options: log.options,
       version: log.version, events: log.events.map((entry) => entry.event) };
+    if (log.version >= this.server.version) this.server = { version: log.version, state: log.state };
     await box.saveBase(this.base);
     this.online = true;
   }

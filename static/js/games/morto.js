@@ -34,7 +34,8 @@ function winnerBanner(state, players) {
   const names = state.winners.map((id) => players[id].name).join(" et ");
   return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
     state.winners.length > 1 ? `🏆 Victoire partagée : ${names}` : state.winners.length ? `🏆 ${names} gagne !` : "Personne ne gagne",
-    h("div", { class: "muted", lang: "en" }, state.winners.length > 1 ? `Shared win: ${names}` : `${names} wins!`));
+    h("div", { class: "muted", lang: "en" }, state.winners.length > 1
+      ? `Shared win: ${state.winners.map((id) => players[id].name).join(" and ")}` : `${names} wins!`));
 }
 
 function pills(state, p) {
@@ -87,9 +88,13 @@ function revealSheet(state, players, ctx) {
     h("div", { class: "row", style: "margin-top:.8rem" },
       h("button", { type: "button", class: "primary", id: "confirm-reveal", disabled: !complete, onclick: async () => {
         const cards = Object.fromEntries(order.map((id) => [id, draft.cards[id]]));
-        if (await ctx.send("reveal", { cards })) draft.cards = {};
-      } }, complete ? `Valider — ${order.filter((id) => draft.cards[id] === lowest).map((id) => players[id].name).join(", ")} perd une vie` : "Valider la révélation"),
+        await ctx.send("reveal", { cards }); // the next round clears the draft; a refusal keeps it to correct
+      } }, complete ? confirmLabel(order.filter((id) => draft.cards[id] === lowest).map((id) => players[id].name)) : "Valider la révélation"),
       chosen.length ? h("button", { type: "button", class: "secondary", onclick: () => { draft.cards = {}; ctx.render(); } }, "Effacer") : null));
+}
+
+function confirmLabel(losers) {
+  return `Valider — ${losers.join(", ")} ${losers.length > 1 ? "perdent" : "perd"} une vie`;
 }
 
 function playersCard(state, players, ctx, dead) {

@@ -1,0 +1,87 @@
+"""The app as an installed PWA over time: a new version announces itself and is applied only when the
+person taps to reload; and a referee hands the table over to a co-referee with a QR code whose secret
+never reaches the server."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from e2e.conftest import ROOT, _answers, companion_command, free_port
+from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
+
+
+def start(port: int, instance, release: str, log) -> subprocess.Popen:
+    env = {**os.environ, "ARBITRE_INSTANCE": str(instance), "ARBITRE_RELEASE": release}
+    env.pop("DATABASE_URL", None)
+    process = subprocess.Popen([*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not _answers(f"http://127.0.0.1:{port}/api/tables/XXXXXX"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            pytest.fail("the app did not start")
+        time.sleep(0.1)
+    return process
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_a_new_version_announces_itself_and_reloads_on_the_users_word(phone, tmp_path):
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with open(tmp_path / "server.log", "wb") as log:
+        server = start(port, tmp_path / "instance", "1", log)
+        try:
+            page = phone(base_url=base).new_page()
+            page.goto("/")
+            html = page.locator("html")
+            expect(html).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+            page.reload()  # now served through the installed worker, which tells its version
+            expect(html).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+            expect(html).to_have_attribute("data-sw-version", re.compile(r"^[0-9a-f]{12}$"))
+            first = html.get_attribute("data-sw-version")
+            expect(page.locator("#update-banner")).to_have_count(0)
+        finally:
+            stop(server)
+
+        server = start(port, tmp_path / "instance", "2", log)  # a new release of the app
+        try:
+            page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+            banner = page.locator("#update-banner")
+            expect(banner).to_contain_text("Nouvelle version", timeout=ENGINE_TIMEOUT_MS)
+            assert html.get_attribute("data-sw-version") == first  # nothing changes until the person says so
+            banner.get_by_role("button", name="Recharger").click()
+            expect(html).not_to_have_attribute("data-sw-version", first, timeout=ENGINE_TIMEOUT_MS)
+            expect(page.locator("#update-banner")).to_have_count(0)
+        finally:
+            stop(server)
+
+
+def test_hand_over_to_a_co_referee_by_qr(phone, server):
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd"]})
+    referee, page = installed_referee(phone, server, table)
+    page.click("#more")
+    page.click("#handover")
+    dialog = page.locator("#qr-dialog")
+    expect(dialog.locator("svg")).to_be_visible()
+    url = dialog.locator("#qr-url").get_attribute("href")
+    assert url == f"{server}/r/{table['code']}#s={table['secret']}"
+
+    # The co-referee scans it: their phone can referee, and the secret left the address bar.
+    requests = []
+    co_referee = phone()
+    co_referee.on("request", lambda request: requests.append(request.url))
+    co_page = co_referee.new_page()
+    co_page.goto(url)
+    co_page.click("[data-player=p2] [data-action=touched_early]")
+    expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")  # seen live by the first
+    assert "#" not in co_page.url
+    assert not any(table["secret"] in seen for seen in requests)  # the fragment is never sent
