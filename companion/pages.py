@@ -31,22 +31,23 @@ def new_table(game: str):
     return render_template(f"new_{game}.html", game=game, game_name=GAME_NAMES[game])
 
 
-@bp.get("/r/<code>")
-def referee(code: str):
+def _table_page(template: str, endpoint: str, code: str, **extra):
+    """A page that draws a table from its current answer; a typed code is redirected to its canonical form."""
     table = _table(code)
     if table.code != code:
-        return redirect(url_for("pages.referee", code=table.code))
-    return render_template("referee.html", table=table, game_name=GAME_NAMES[table.game],
-                           display_code=store.display_code(table.code), answer=store.answer(table))
+        return redirect(url_for(endpoint, code=table.code, **extra))
+    return render_template(template, table=table, game_name=GAME_NAMES[table.game],
+                           display_code=store.display_code(table.code), answer=store.answer(table), **extra)
+
+
+@bp.get("/r/<code>")
+def referee(code: str):
+    return _table_page("referee.html", "pages.referee", code)
 
 
 @bp.get("/t/<code>")
 def table_view(code: str):
-    table = _table(code)
-    if table.code != code:
-        return redirect(url_for("pages.table_view", code=table.code))
-    return render_template("view.html", table=table, game_name=GAME_NAMES[table.game],
-                           display_code=store.display_code(table.code), answer=store.answer(table))
+    return _table_page("view.html", "pages.table_view", code)
 
 
 @bp.get("/t/<code>/qr")
@@ -70,5 +71,4 @@ def player_page(code: str, player: str):
     table = _table(code)
     if not any(p["id"] == player for p in table.state.get("players", [])):
         abort(404)
-    return render_template("player.html", table=table, game_name=GAME_NAMES[table.game], player=player,
-                           display_code=store.display_code(table.code), answer=store.answer(table))
+    return _table_page("player.html", "pages.player_page", code, player=player)

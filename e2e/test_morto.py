@@ -132,7 +132,8 @@ def reveal(referee: Page, cards: dict[str, int], losers: list[str]) -> None:
     pick_ranks(referee, cards)
     confirm = referee.locator("#confirm-reveal")
     expect(confirm).to_be_enabled()
-    expect(confirm).to_have_text(f"Valider — {', '.join(NAME[p] for p in losers)} perd une vie")
+    verb = "perdent" if len(losers) > 1 else "perd"
+    expect(confirm).to_have_text(f"Valider — {', '.join(NAME[p] for p in losers)} {verb} une vie")
     expect(referee.locator(".reveal-row.loses")).to_have_count(len(losers))
     tap(confirm)
 
@@ -432,7 +433,7 @@ def test_the_last_two_dying_together_share_the_win(phone, server):
 
     # Chiara and Ada, on their last life, both show an Asso: both die in the same reveal.
     reveal(referee, {CHIARA: ASSO, ADA: ASSO}, losers=[CHIARA, ADA])
-    expect_winner(both, [ADA, CHIARA], "🏆 Victoire partagée : Ada et Chiara", "Shared win: Ada et Chiara")
+    expect_winner(both, [ADA, CHIARA], "🏆 Victoire partagée : Ada et Chiara", "Shared win: Ada and Chiara")
     expect_lives(both, {ADA: 0, BRUNO: 0, CHIARA: 0})
     outcome = table_json(referee, code)["state"]["outcome"]
     assert outcome == {"reason": "morto.shared_win", "names": "Ada, Chiara"}

@@ -12,8 +12,6 @@ the app. A tap counts as one event: an accepted or refused action, or the undo.
 
 from __future__ import annotations
 
-import json
-
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
@@ -165,14 +163,15 @@ EXISTENTIEL_SCREEN = """() => {
     cycle: number(phase && phase.querySelector("[data-cycle]"), "cycle"),
     rendezvous: document.querySelector("#rendezvous-editor #rdv-when")?.dataset.at ?? null,
     players: [...document.querySelectorAll("#app .players > [data-player]")].map((el) => {
-      const shown = el.querySelector(".offer [data-adventure], .validate [data-adventure], [data-now=current] [data-adventure]");
+      const current = el.querySelector(".validate [data-adventure], [data-now=current] [data-adventure]");
+      const shown = el.querySelector(".offer [data-adventure]") || current;
       return {
         id: el.dataset.player,
         name: el.querySelector(".player-name").textContent,
         jokers: number(el.querySelector(".player-head [data-jokers]"), "jokers"),
         offered: number(el.querySelector("[data-offer]"), "offer"),
         must_accept: el.querySelector(".offer.must") !== null,
-        current: number(el.querySelector(".validate [data-adventure], [data-now=current] [data-adventure]"), "adventure"),
+        current: number(current, "adventure"),
         title: shown ? shown.querySelector(".adventure-title").textContent : null,
         rolls_from: number(el.querySelector("[data-base]"), "base"),
       };
@@ -202,9 +201,10 @@ def row(page: Page, pid: str):
     return page.locator(f"#app .players > [data-player={pid}]")
 
 
-def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_in_order(phone, server, screenshot):
-    table = api(server, "/api/tables", {"game": "existentiel", "players": [
-        {"name": NAME[ADA], "birth_month": BIRTH_MONTH[ADA]}, {"name": NAME[CHLOE], "birth_month": BIRTH_MONTH[CHLOE]}]})
+def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_in_order(
+        phone, server, screenshot):
+    players = [{"name": NAME[pid], "birth_month": BIRTH_MONTH[pid]} for pid in (ADA, CHLOE)]
+    table = api(server, "/api/tables", {"game": "existentiel", "players": players})
     context, page = installed_referee(phone, server, table)
     go_offline(phone, context, page)
     model = Adventurers()
@@ -222,7 +222,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
         row(page, pid).locator(f"[data-die='{die}']").tap()
         offer = row(page, pid).locator("[data-offer]")
         expect(offer).to_have_attribute("data-offer", str(adventure))
-        expect(offer.locator(".offer-title")).to_contain_text(f"n° {adventure} — {title or f'Aventure {adventure}'}")
+        title = title or f"Aventure {adventure}"
+        expect(offer.locator(".offer-title")).to_contain_text(f"n° {adventure} — {title}")
         taps.accepted({"type": "roll", "player": pid, "die": die})
 
     def refuse(pid: str) -> None:
@@ -246,8 +247,9 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
         adventure = model.players[pid]["offered"]
         row(page, pid).locator("[data-action=accept]").tap()
         model.accept(pid)
-        expect(row(page, pid).locator("[data-now=current] [data-adventure], .validate [data-adventure]")).to_have_attribute(
-            "data-adventure", str(adventure))
+        # The adventure to live now; or, once the last one is accepted, the rendez-vous panel with it.
+        current = row(page, pid).locator("[data-now=current] [data-adventure], .validate [data-adventure]")
+        expect(current).to_have_attribute("data-adventure", str(adventure))
         taps.accepted({"type": "accept", "player": pid})
 
     def validate(pid: str, success: bool) -> None:
@@ -291,7 +293,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     roll(CHLOE, 6, 1)  # 24 + 6 = 30 → 1
     refuse(CHLOE)
     roll(CHLOE, 6, 7)
-    expect(row(page, CHLOE).locator("[data-action=refuse]")).to_have_text("Refuser = élimination")  # no joker left
+    # No joker left: refusing now would eliminate her.
+    expect(row(page, CHLOE).locator("[data-action=refuse]")).to_have_text("Refuser = élimination")
     expect(row(page, CHLOE).locator(".offer-stakes")).to_contain_text("refuser, c'est être éliminé·e")
     accept(CHLOE)
 
@@ -300,7 +303,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     form.locator("input[name=name]").fill("ada")
     form.locator("select[name=birth_month]").select_option("6")
     form.locator("[data-action=add-player]").tap()
-    taps.refused("Le nom « ada » est déjà pris à cette table.", "The name “ada” is already taken at this table.")
+    taps.refused("Le nom « ada » est déjà pris à cette table.",
+                 "The name “ada” is already taken at this table.")
     expect(page.locator("#app .players > [data-player]")).to_have_count(2)
     form.locator("input[name=name]").fill("Dora")
     form.locator("select[name=birth_month]").select_option("6")
@@ -361,7 +365,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     offer = row(page, CHLOE).locator(".offer.must")
     expect(offer).to_have_attribute("data-offer", "18")
     expect(offer.locator("[data-rule=must_accept]")).to_contain_text(
-        "Chloé retombe sur l'aventure 18, déjà refusée : contraint·e de l'accepter, sous peine de perdre un joker.")
+        "Chloé retombe sur l'aventure 18, déjà refusée : "
+        "contraint·e de l'accepter, sous peine de perdre un joker.")
     expect(offer.locator("[data-rule=must_accept] .en")).to_have_text(
         "Chloé lands again on adventure 18, refused before: accept it or lose a joker.")
     accept(CHLOE)
@@ -386,7 +391,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     assert screen["phase"] == "assigning" and screen["cycle"] == 3
     assert screen["rendezvous"] == "2031-04-04T18:00"
     assert {p["id"]: (p["jokers"], p["current"], p["rolls_from"]) for p in screen["players"]} == {
-        pid: (m["jokers"], m["current"], None if m["current"] else model.base(pid)) for pid, m in model.players.items()}
+        pid: (m["jokers"], m["current"], None if m["current"] else model.base(pid))
+        for pid, m in model.players.items()}
     screenshot(page, "offline-existentiel-referee")
 
     reload_offline(page, EXISTENTIEL_SCREEN, screen, taps.waiting)
@@ -454,10 +460,12 @@ GJDLV_SCREEN = """() => {
       return {
         id,
         round_score: Number(text(el.querySelector(`[data-round-score=${id}]`))),
-        newborns: [...el.querySelectorAll("[data-newborn]")].map((li) => [li.dataset.newborn, Number(li.querySelector("[data-points]").dataset.points)]),
+        newborns: [...el.querySelectorAll("[data-newborn]")].map((li) =>
+          [li.dataset.newborn, Number(li.querySelector("[data-points]").dataset.points)]),
         formol: Number(el.querySelector("[data-formol]")?.dataset.formol ?? 0),
         total: Number(text(el.querySelector(".gj-sheet-foot .muted strong"))),
-        closed: [...document.querySelectorAll(`#rounds [data-round-score$="/${id}"]`)].map((td) => Number(td.textContent)),
+        closed: [...document.querySelectorAll(`#rounds [data-round-score$="/${id}"]`)]
+          .map((td) => Number(td.textContent)),
         sum: Number(text(document.querySelector(`#rounds [data-sum=${id}]`)) ?? 0),
       };
     }),
@@ -498,14 +506,16 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
         page.locator(f"[data-grid=gm] [data-card='{gm}']").tap()
         sheet.nursery[pid].append((gf, gm))
         points = newborn_points(sheet.nursery[pid])[-1]
-        expect(page.locator(f"[data-sheet={pid}] [data-newborn='{gf}-{gm}'] [data-points]")).to_have_text(str(points))
+        born = page.locator(f"[data-sheet={pid}] [data-newborn='{gf}-{gm}']")
+        expect(born.locator("[data-points]")).to_have_text(str(points))
         expect_sheet()
         taps.accepted({"type": "newborn", "player": pid, "gf": gf, "gm": gm})
 
     def abortion(pid: str) -> None:
         page.locator(f"#abortions [data-action=abortion][data-player={pid}]").tap()
         sheet.abortions[pid] += 1
-        expect(page.locator(f"[data-sheet={pid}] [data-formol]")).to_have_attribute("data-formol", str(3 * sheet.abortions[pid]))
+        formol = page.locator(f"[data-sheet={pid}] [data-formol]")
+        expect(formol).to_have_attribute("data-formol", str(3 * sheet.abortions[pid]))
         expect_sheet()
         taps.accepted({"type": "abortion", "player": pid})
 

@@ -30,6 +30,7 @@ from engine.core import (
     option_int,
     player_id,
     player_names,
+    short,
 )
 
 ID = "gjdlv"
@@ -303,7 +304,7 @@ def parse_card(value, field: str) -> str:
     if rank == "1":
         rank = "A"
     if rank not in RANKS or suit not in SUITS:
-        raise InvalidEvent("gjdlv.bad_card", field=field, value=_echo(value))
+        raise InvalidEvent("gjdlv.bad_card", field=field, value=short(value))
     return rank + suit
 
 
@@ -447,7 +448,7 @@ def setup(players, options: dict) -> dict:
     rounds = options.get("rounds", ROUNDS_CHOICES[0])
     # 9.0 == 9 and True == 1 in Python: only a real int is a number of rounds.
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds not in ROUNDS_CHOICES:
-        raise InvalidEvent("bad_option", field="rounds", value=_echo(rounds), choices=list(ROUNDS_CHOICES))
+        raise InvalidEvent("bad_option", field="rounds", value=short(rounds), choices=list(ROUNDS_CHOICES))
     first = option_int(options, "first_player", 0, 0, len(names) - 1)
     return {
         "rules": rules,
@@ -715,7 +716,7 @@ def check_bonus(state, params) -> dict:
     card = _gm(rules, params, "card")
     against = params.get("against")
     if against not in AGAINST_CHOICES:
-        raise InvalidEvent("gjdlv.bad_against", value=_echo(against), choices=list(AGAINST_CHOICES))
+        raise InvalidEvent("gjdlv.bad_against", value=short(against), choices=list(AGAINST_CHOICES))
     facts = {"card": card, "against": against}
     rank = rank_of(card)
     if rank not in FACES:
@@ -782,12 +783,5 @@ def check(state, name, params) -> dict:
     """Run the check ``name``; `InvalidEvent` ``gjdlv.unknown_check`` for any other name."""
     fn = CHECKS.get(name) if isinstance(name, str) else None
     if fn is None:
-        raise InvalidEvent("gjdlv.unknown_check", check=_echo(name), checks=sorted(CHECKS))
+        raise InvalidEvent("gjdlv.unknown_check", check=short(name), checks=sorted(CHECKS))
     return fn(state, params)
-
-
-def _echo(value):
-    """A value safe to echo back in an error's params: short and JSON."""
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return str(value)[:40]

@@ -48,7 +48,18 @@ export async function push(code, op) {
   return { ...op, code, seq };
 }
 
-export const remove = (seq) => run("outbox", "readwrite", (store) => store.delete(seq));
+// The server acknowledged a tap: the log gains it and the outbox loses it in one transaction, so that
+// after a crash the tap is never in both (it would be projected twice) nor in neither.
+export async function acknowledge(base, seq) {
+  const database = await db();
+  return new Promise((resolve, reject) => {
+    const tx = database.transaction(["bases", "outbox"], "readwrite");
+    tx.objectStore("bases").put({ ...base, savedAt: Date.now() });
+    tx.objectStore("outbox").delete(seq);
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+  });
+}
 
 // Moves taps from the outbox to the rejected list in one transaction: never dropped silently.
 export async function reject(code, entries) {

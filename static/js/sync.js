@@ -21,6 +21,15 @@ export class TableSync {
     this.online = navigator.onLine;
     this.flushing = null;
     this.problem = null;
+    this.queue = Promise.resolve();
+  }
+
+  // Every step that reads or changes the log, the outbox or the view runs one after the other:
+  // a tap is checked against every tap before it, even two taps a few milliseconds apart.
+  serial(work) {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   async start() {
@@ -64,8 +73,12 @@ export class TableSync {
       events: this.base.events, pending: ops });
   }
 
+  reproject() {
+    return this.serial(() => this.projectAll());
+  }
+
   // Recomputes the view; waiting taps that the rules now refuse (after a rebase) are set aside.
-  async reproject() {
+  async projectAll() {
     if (this.engine !== "ready" || !this.base) {
       if (!this.pending.length) this.view = this.server.state;
       this.changed();
@@ -84,6 +97,7 @@ export class TableSync {
   }
 
   async setAside(op, error) {
+    if (!this.pending.some((other) => other.seq === op.seq)) return; // already set aside
     await box.reject(this.code, [{ op, error }]);
     this.pending = this.pending.filter((other) => other.seq !== op.seq);
     this.rejected = await box.rejected(this.code);
@@ -99,7 +113,11 @@ export class TableSync {
   // --- taps --------------------------------------------------------------------------------------
 
   // Returns {ok: true} once the tap is safe in the outbox, or {ok: false, error} if the rules refuse it.
-  async tap(kind, event) {
+  tap(kind, event) {
+    return this.serial(() => this.tapNow(kind, event));
+  }
+
+  async tapNow(kind, event) {
     const op = { kind, id: newId(), event };
     let view = null;
     if (this.engine === "ready" && this.base) {
@@ -113,7 +131,7 @@ export class TableSync {
       this.view = view;
       this.changed();
     } else {
-      await this.reproject(); // the engine may have become ready meanwhile, without this tap
+      await this.projectAll(); // the engine may have become ready meanwhile, without this tap
     }
     this.flush();
     return { ok: true };
@@ -153,12 +171,30 @@ export class TableSync {
     if (answer.version <= this.version) return;
     this.server = answer;
     if (this.pending.length) return; // the next send meets the change as a 409 and rebases
-    await this.refreshBase().catch(() => {});
-    await this.reproject();
+    await this.serial(async () => {
+      await this.refreshBase().catch(() => {});
+      await this.projectAll();
+    });
+  }
+
+  async acknowledged(op, answer) {
+    const expected = answer.version === this.base.version + 1;
+    if (expected) {
+      if (op.kind === "event") this.base.events.push(op.event);
+      else this.base.events.pop();
+      this.base.version = answer.version;
+    }
+    this.pending = this.pending.filter((other) => other.seq !== op.seq);
+    await box.acknowledge(this.base, op.seq);
+    if (!expected) await this.refreshBase(); // a retry answered from the past: take the log as it is now
+    this.server = answer;
+    if (this.engine !== "ready" && !this.pending.length) this.view = answer.state;
   }
 
   flush() {
-    this.flushing ??= this.sendAll().finally(() => { this.flushing = null; this.changed(); });
+    // A failure on the way (the network gone mid-rebase) leaves every tap in the outbox for the next try.
+    this.flushing ??= this.sendAll().catch(() => { this.online = false; })
+      .finally(() => { this.flushing = null; this.changed(); });
     return this.flushing;
   }
 
@@ -178,13 +214,17 @@ export class TableSync {
         if (err.status === 0) { this.online = false; return; }
         this.online = true;
         if (err.status === 409) {
-          await this.refreshBase();
-          await this.reproject();
+          await this.serial(async () => {
+            await this.refreshBase();
+            await this.projectAll();
+          });
           continue;
         }
         if (err.status === 422) {
-          await this.setAside(op, { code: err.code, messages: err.messages, params: err.params });
-          await this.reproject();
+          await this.serial(async () => {
+            await this.setAside(op, { code: err.code, messages: err.messages, params: err.params });
+            await this.projectAll();
+          });
           continue;
         }
         this.problem = err; // a lost secret or a server fault: keep every tap and say so
@@ -192,17 +232,7 @@ export class TableSync {
       }
       this.online = true;
       this.problem = null;
-      if (answer.version === this.base.version + 1) {
-        if (op.kind === "event") this.base.events.push(op.event);
-        else this.base.events.pop();
-        this.base.version = answer.version;
-        await box.saveBase(this.base);
-      }
-      await box.remove(op.seq);
-      this.pending.shift();
-      if (answer.version !== this.base.version) await this.refreshBase(); // a retry answered from the past
-      this.server = answer;
-      if (this.engine !== "ready" && !this.pending.length) this.view = answer.state;
+      await this.serial(() => this.acknowledged(op, answer));
       this.changed();
     }
   }
