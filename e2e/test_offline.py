@@ -231,3 +231,22 @@ def test_snapshot_qr_opens_on_a_second_phone_with_no_network(phone, server):
     expect(snap.locator("#snapshot-age")).to_contain_text("instantané de")
     for pid, count in (("p1", 1), ("p2", 1), ("p3", 0), ("p4", 1)):
         expect(snap.locator(f"[data-player={pid}] .hearts")).to_have_attribute("data-lives", str(count))
+
+
+def test_two_taps_in_the_same_instant_are_each_checked_after_the_other(phone, server):
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"]})
+    context, page = installed_referee(phone, server, table)
+    phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
+    context.set_offline(True)
+    # Both clicks land before the first tap's check has come back from the engine worker.
+    page.evaluate("""() => {
+      for (const player of ["p2", "p3", "p2"]) {
+        document.querySelector(`[data-player=${player}] [data-action=touched_early]`).click();
+      }
+    }""")
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", "3")
+    expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "1")
+    expect(page.locator("[data-player=p3] .hearts")).to_have_attribute("data-lives", "2")
+    context.set_offline(False)
+    expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
+    assert [e["event"]["player"] for e in history(server, table["code"])] == ["p2", "p3", "p2"]
