@@ -186,9 +186,14 @@ export class TableSync {
     }
     this.pending = this.pending.filter((other) => other.seq !== op.seq);
     await box.acknowledge(this.base, op.seq);
-    if (!expected) await this.refreshBase(); // a retry answered from the past: take the log as it is now
     this.server = answer;
-    if (this.engine !== "ready" && !this.pending.length) this.view = answer.state;
+    if (!expected) {
+      // A retry answered from the past (its first answer was lost): take the log as it is now.
+      await this.refreshBase();
+      await this.projectAll();
+    } else if (this.engine !== "ready" && !this.pending.length) {
+      this.view = answer.state;
+    }
   }
 
   flush() {
