@@ -259,3 +259,38 @@ def pytest_runtest_makereport(item, call):
         log_path = item.config.stash.get(_server_log_key, None)
         if log_path is not None:
             report.sections.append(("server log (end)", _tail(log_path)))
+
+
+# --- shared steps ----------------------------------------------------------------------------------
+
+
+def follow_from_qr(referee, follower_phone, base_url: str, code: str):
+    """The referee shows the QR screen; another phone opens the URL the QR encodes, and follows live.
+
+    The QR image must be exactly the QR code of the URL the screen shows (no decoder here). The
+    follower's page gets a marker that any reload would drop, for tests to check it only redrew.
+    """
+    from companion.qr import svg as qr_svg
+
+    referee.locator(".dock a", has_text="QR").tap()
+    expect(referee).to_have_url(f"{base_url}/t/{code}/qr")
+    link = referee.locator("#view-url")
+    view_url = link.inner_text().strip()
+    assert view_url == f"{base_url}/t/{code}"
+    assert link.get_attribute("href") == view_url
+    image = referee.locator("figure.qr img")
+    expect(image).to_have_attribute("src", f"/api/tables/{code}/qr.svg")
+    assert image.evaluate("img => img.complete && img.naturalWidth > 0"), "the QR image did not load"
+    response = referee.request.get(f"/api/tables/{code}/qr.svg")
+    assert response.ok and response.headers["content-type"].startswith("image/svg+xml")
+    assert response.body() == qr_svg(view_url)
+
+    referee.get_by_role("link", name="← Retour à l'arbitrage").tap()
+    expect(referee).to_have_url(f"{base_url}/r/{code}")
+    expect(referee.locator("#app[data-version]")).to_be_visible()
+
+    view = follower_phone.new_page()
+    view.goto(view_url)
+    expect(view.locator("#sync")).to_have_text("en direct")
+    view.evaluate("window.__notReloaded = true")
+    return view

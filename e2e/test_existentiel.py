@@ -16,6 +16,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from e2e.conftest import follow_from_qr
+
 ADA, BRUNO, CHLOE, DORA = "p1", "p2", "p3", "p4"
 NAME = {ADA: "Ada", BRUNO: "Bruno", CHLOE: "Chloé", DORA: "Dora"}
 BIRTH_MONTH = {ADA: 3, BRUNO: 11, CHLOE: 12, DORA: 6}
@@ -59,20 +61,6 @@ def create_table(page: Page) -> str:
     expect(page).to_have_url(re.compile(r"/r/[0-9A-Z]{6}$"))
     expect(page.locator("#phase")).to_have_attribute("data-phase", "assigning")
     return page.url.rsplit("/", 1)[1]
-
-
-def follow_from_qr(referee: Page, follower_phone, base_url: str, code: str) -> Page:
-    referee.locator(".dock a", has_text="QR").first.tap()
-    expect(referee).to_have_url(f"{base_url}/t/{code}/qr")
-    view_url = referee.locator("#view-url").inner_text().strip()
-    assert view_url == f"{base_url}/t/{code}"
-    referee.get_by_role("link", name="← Retour à l'arbitrage").tap()
-    expect(referee).to_have_url(f"{base_url}/r/{code}")
-    expect(referee.locator("[data-player]")).to_have_count(3)
-    view = follower_phone.new_page()
-    view.goto(view_url)
-    expect(view.locator("#sync")).to_have_text("en direct")
-    return view
 
 
 def player(page: Page, pid: str):

@@ -18,69 +18,15 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from e2e.conftest import follow_from_qr
+from e2e.gjdlv_rules import RoundSheet
+
 NAMES = ["Alice", "Basile", "Camille", "Dorian"]
 ALICE, BASILE, CAMILLE, DORIAN = (f"p{i}" for i in range(1, 5))
 PLAYERS = [ALICE, BASILE, CAMILLE, DORIAN]
 NAME = dict(zip(PLAYERS, NAMES))
 ROUNDS = 5  # prématurée
 FIRST = 2  # Camille starts round 1
-
-# --- the rules, from first principles ----------------------------------------------------------------
-
-ROYAL_POINTS = {"K": 10, "Q": 0, "J": 5}
-
-
-def rank(card: str) -> str:
-    return card[:-1]
-
-
-def value(card: str) -> int:
-    return 1 if rank(card) == "A" else int(rank(card))
-
-
-def is_royal(gf: str) -> bool:
-    return rank(gf) in ROYAL_POINTS
-
-
-def is_cc(gf: str, gm: str) -> bool:
-    return not is_royal(gf) and value(gf) == value(gm)
-
-
-def nursery_points(newborns: list[tuple[str, str]]) -> int:
-    cc = sum(is_cc(gf, gm) for gf, gm in newborns)
-    points = 0
-    for gf, gm in newborns:
-        if is_royal(gf):
-            points += ROYAL_POINTS[rank(gf)]
-        elif is_cc(gf, gm):
-            points += 6 - cc
-        else:
-            points += 5 + abs(value(gf) - value(gm))
-    return points
-
-
-class Sheet:
-    """The expected round sheet: each player's nursery (oldest first) and abortions."""
-
-    def __init__(self):
-        self.nursery = {pid: [] for pid in PLAYERS}
-        self.abortions = {pid: 0 for pid in PLAYERS}
-
-    def apply(self, action: tuple) -> None:
-        kind, pid, *rest = action
-        if kind == "newborn":
-            self.nursery[pid].append(tuple(rest))
-        elif kind == "abortion":
-            self.abortions[pid] += 1
-        elif kind == "steal":
-            self.nursery[pid].append(self.nursery[rest[0]].pop())
-
-    def score(self, pid: str) -> int:
-        return 3 * self.abortions[pid] + nursery_points(self.nursery[pid])
-
-    def scores(self) -> dict[str, int]:
-        return {pid: self.score(pid) for pid in PLAYERS}
-
 
 # Every round of the game: what the table did, in order.
 GAME = [
@@ -145,22 +91,6 @@ def create_table(page: Page) -> str:
     return page.url.rsplit("/", 1)[1]
 
 
-def follow_from_qr(referee: Page, follower_phone, base_url: str, code: str) -> Page:
-    """The referee shows the QR screen; another phone opens the URL it encodes."""
-    referee.locator(".dock a", has_text="QR").first.tap()
-    expect(referee).to_have_url(f"{base_url}/t/{code}/qr")
-    view_url = referee.locator("#view-url").inner_text().strip()
-    assert view_url == f"{base_url}/t/{code}"
-    referee.get_by_role("link", name="← Retour à l'arbitrage").tap()
-    expect(referee).to_have_url(f"{base_url}/r/{code}")
-    expect(referee.locator("[data-round]")).to_have_text("1")
-    view = follower_phone.new_page()
-    view.goto(view_url)
-    expect(view.locator("#sync")).to_have_text("en direct")
-    view.evaluate("window.__notReloaded = true")  # a reload would drop it
-    return view
-
-
 def record_newborn(referee: Page, pid: str, gf: str, gm: str) -> None:
     """Three taps: the player, the red GF, the black GM (which sends the birth)."""
     referee.locator(f"#newborn-picker [data-pick=player][data-player={pid}]").tap()
@@ -173,7 +103,7 @@ def steal(referee: Page, thief: str, victim: str) -> None:
     referee.locator(f"[data-queen={thief}] [data-action=steal][data-from={victim}]").tap()
 
 
-def play(referee: Page, sheet: Sheet, action: tuple) -> None:
+def play(referee: Page, sheet: RoundSheet, action: tuple) -> None:
     kind, pid, *rest = action
     if kind == "newborn":
         record_newborn(referee, pid, *rest)
@@ -228,7 +158,7 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
             expect(page.locator("[data-round]")).to_have_text(str(number))
             expect(page.locator("[data-first]")).to_have_attribute("data-first", first)
             expect(page.locator("[data-first]")).to_have_text(NAME[first])
-        sheet = Sheet()
+        sheet = RoundSheet(PLAYERS)
         for index, action in enumerate(actions):
             if number == 1 and index == 0:
                 # A number GF is offered number GMs only; the tap shows up live on the other phone.

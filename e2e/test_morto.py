@@ -14,7 +14,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from companion.qr import svg as qr_svg
+
+from e2e.conftest import follow_from_qr
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
 ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO = (f"p{i}" for i in range(1, 7))
@@ -82,38 +83,6 @@ def expect_synced(page: Page) -> None:
     sync = page.locator("#sync")
     expect(sync).to_have_attribute("data-waiting", "0")
     expect(sync).to_have_text("✓ synchronisé")
-
-
-def follow_from_qr(referee: Page, follower_phone, base_url: str, code: str) -> Page:
-    """The referee shows the QR screen; another phone opens the URL the QR encodes."""
-    referee.locator(".dock a", has_text="QR").tap()
-    expect(referee).to_have_url(f"{base_url}/t/{code}/qr")
-    link = referee.locator("#view-url")
-    view_url = link.inner_text().strip()
-    assert view_url == f"{base_url}/t/{code}"
-    assert link.get_attribute("href") == view_url
-    image = referee.locator("figure.qr img")
-    expect(image).to_have_attribute("src", f"/api/tables/{code}/qr.svg")
-    assert image.evaluate("img => img.complete && img.naturalWidth > 0"), "the QR image did not load"
-
-    response = referee.request.get(f"/api/tables/{code}/qr.svg")
-    assert response.ok
-    assert response.headers["content-type"].startswith("image/svg+xml")
-    body = response.body()
-    assert b"<svg" in body[:300]
-    # No QR decoder here: the SVG must be exactly the QR code of the URL the page shows.
-    assert body == qr_svg(view_url)
-
-    referee.get_by_role("link", name="← Retour à l'arbitrage").tap()
-    expect(referee).to_have_url(f"{base_url}/r/{code}")
-    expect(referee.locator("[data-player]").first).to_be_visible()
-
-    view = follower_phone.new_page()
-    view.goto(view_url)
-    expect(view.locator("#sync")).to_have_text("en direct")
-    # Any reload would drop this marker: checked at the end that the page only ever redrew itself.
-    view.evaluate("window.__notReloaded = true")
-    return view
 
 
 def touch(referee: Page, pid: str) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
+from e2e.gjdlv_rules import RoundSheet, newborn_points
 from e2e.test_offline import ENGINE_TIMEOUT_MS, SYNC_TIMEOUT_MS, api, history, installed_referee
 
 SCREEN_TIMEOUT_MS = 10_000
@@ -414,41 +415,6 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
 ALICE, BASILE, CAMILLE, DORIAN = "p1", "p2", "p3", "p4"
 PLAYERS = [ALICE, BASILE, CAMILLE, DORIAN]
 GJ_NAME = dict(zip(PLAYERS, ["Alice", "Basile", "Camille", "Dorian"]))
-ROYAL_POINTS = {"K": 10, "Q": 0, "J": 5}
-
-
-def newborn_points(newborns: list[tuple[str, str]]) -> list[int]:
-    """Each newborn's points: 5 + EG; a CC is worth 6 − c with c CC in the round; royal K 10, Q 0, J 5."""
-    def value(card):
-        return 1 if card[:-1] == "A" else int(card[:-1])
-
-    royal = [gf[:-1] in ROYAL_POINTS for gf, _ in newborns]
-    cc = sum(not r and value(gf) == value(gm) for r, (gf, gm) in zip(royal, newborns))
-    points = []
-    for r, (gf, gm) in zip(royal, newborns):
-        if r:
-            points.append(ROYAL_POINTS[gf[:-1]])
-        elif value(gf) == value(gm):
-            points.append(6 - cc)
-        else:
-            points.append(5 + abs(value(gf) - value(gm)))
-    return points
-
-
-class RoundSheet:
-    """This round's sheet by the rules: each player's nursery (oldest first) and abortions."""
-
-    def __init__(self):
-        self.nursery = {pid: [] for pid in PLAYERS}
-        self.abortions = {pid: 0 for pid in PLAYERS}
-
-    def score(self, pid: str) -> int:
-        return 3 * self.abortions[pid] + sum(newborn_points(self.nursery[pid]))
-
-    def scores(self) -> dict[str, int]:
-        return {pid: self.score(pid) for pid in PLAYERS}
-
-
 GJDLV_SCREEN = """() => {
   const text = (el) => (el ? el.textContent : null);
   return {
@@ -491,7 +457,7 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     context, page = installed_referee(phone, server, table)
     go_offline(phone, context, page)
     taps = Taps(page)
-    sheet = RoundSheet()
+    sheet = RoundSheet(PLAYERS)
     totals = {pid: 0 for pid in PLAYERS}
     closed: list[dict[str, int]] = []
 
@@ -549,7 +515,7 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
         page.locator("[data-action=confirm-close]").tap()
         expect(page.locator("[data-round]")).to_have_text(str(number + 1))
         closed.append(scores)
-        totals, sheet = new_totals, RoundSheet()
+        totals, sheet = new_totals, RoundSheet(PLAYERS)
         for pid in PLAYERS:
             expect(page.locator(f"#rounds [data-round-score='{number}/{pid}']")).to_have_text(str(scores[pid]))
             expect(page.locator(f"#rounds [data-sum={pid}]")).to_have_text(str(totals[pid]))
