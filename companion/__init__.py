@@ -30,7 +30,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
     app.json.sort_keys = False
-    app.json.ensure_ascii = False  # French names and sentences as UTF-8, not \u escapes
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 
     db.init_app(app)
