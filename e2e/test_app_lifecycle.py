@@ -12,7 +12,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import ROOT, _answers, companion_command, free_port
+from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, ROOT, _answers, companion_command, free_port
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
 
 
@@ -85,3 +85,28 @@ def test_hand_over_to_a_co_referee_by_qr(phone, server):
     expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")  # seen live by the first
     assert "#" not in co_page.url
     assert not any(table["secret"] in seen for seen in requests)  # the fragment is never sent
+
+
+def test_chromium_finds_the_app_installable(browser, server, tmp_path):
+    """Chromium's own installability check (what makes it offer "Add to home screen") finds nothing missing.
+
+    In a real profile, not an incognito context as the other tests use: incognito is never installable.
+    """
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS, base_url=server, **PHONE)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        expect(page.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+        page.reload()  # controlled by the service worker now, as an installed app's pages are
+        expect(page.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+        devtools = context.new_cdp_session(page)
+        manifest = devtools.send("Page.getAppManifest")
+        assert manifest["url"].endswith("/manifest.webmanifest") and not manifest["errors"]
+        assert devtools.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+        # And with no network at all, the installed app still opens.
+        context.set_offline(True)
+        page.reload()
+        expect(page.get_by_role("heading", name="Nouvelle table New table")).to_be_visible()
+    finally:
+        context.close()
