@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, jsonify, request
+from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from engine.messages import text
@@ -52,6 +52,8 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
         if not request.path.startswith("/api/"):
+            if error.code == 404:
+                return render_template("not_found.html"), 404
             return error
         status = error.code or 400
         params = {"max": app.config["MAX_CONTENT_LENGTH"]} if status == 413 else {}

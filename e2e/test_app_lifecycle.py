@@ -110,3 +110,24 @@ def test_chromium_finds_the_app_installable(browser, server, tmp_path):
         expect(page.get_by_role("heading", name="Nouvelle table New table")).to_be_visible()
     finally:
         context.close()
+
+
+def test_join_a_table_by_typing_its_code(phone, server):
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd"]})
+    page = phone().new_page()
+    phone.allow_console_error(r"status of 404 .* @ .*/(api/tables|t)/ZZZZZZ$")  # the unknown code, on purpose
+    page.goto("/")
+    code = page.get_by_label("Code de la table")
+    code.fill("ZZZZ-ZZ")  # a code nobody uses: said on the page, in both languages
+    page.get_by_role("button", name="Suivre").tap()
+    expect(page.locator("#join-error")).to_contain_text("Aucune table « ZZZZZZ »")
+    expect(page.locator("#join-error")).to_contain_text("No table “ZZZZZZ”")
+    typed = f"{table['code'][:4].lower()}-{table['code'][4:].lower()}"  # as a person types it
+    code.fill(typed)
+    page.get_by_role("button", name="Suivre").tap()
+    expect(page).to_have_url(f"{server}/t/{table['code']}")
+    expect(page.locator("[data-player=p1]")).to_contain_text("Ana")
+    page.goto("/")
+    expect(page.locator("#my-tables")).to_contain_text(table["display_code"])  # followed from now on
+    page.goto("/t/ZZZZZZ")
+    expect(page.get_by_role("heading", name="Rien ici Nothing here")).to_be_visible()

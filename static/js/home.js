@@ -1,13 +1,23 @@
 // Home: join a table by its code, and the tables this phone referees or follows.
+import { api } from "./api.js";
 import { h } from "./ui.js";
 import { list } from "./tables.js";
 
 const GAMES = { morto: "Il Morto", existentiel: "Le jeu existentiel", gjdlv: "Le Grand Jeu de la Vie" };
 
-document.getElementById("join").addEventListener("submit", (event) => {
+// Checks the code before leaving the page, so a mistyped code is said here, in both languages.
+document.getElementById("join").addEventListener("submit", async (event) => {
   event.preventDefault();
+  const error = document.getElementById("join-error");
   const code = document.getElementById("join-code").value.trim().toUpperCase().replace(/[^0-9A-Z]/g, "");
-  if (code) location.href = `/join/${code}`;
+  if (!code) return;
+  try {
+    const table = await api.getTable(code);
+    location.href = `/t/${table.code}`;
+  } catch (err) {
+    error.replaceChildren(h("span", {}, err.messages.fr), h("br"), h("small", { lang: "en" }, err.messages.en));
+    error.hidden = false;
+  }
 });
 
 const mine = list();
