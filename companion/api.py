@@ -94,8 +94,7 @@ def get_table(code: str):
 def post_event(code: str):
     table = referee_table(code)
     data = body()
-    result, fresh = store.append_event(table.id, data)
-    return jsonify(result), 201
+    return jsonify(store.append_event(table.id, data)), 201
 
 
 @bp.post("/tables/<code>/undo")

@@ -120,8 +120,8 @@ def _client_id(body: dict, required: bool) -> str | None:
     return client_id
 
 
-def append_event(table_id: int, body: dict) -> tuple[dict, bool]:
-    """Apply one event; returns the answer and whether it was new (False for a retried id)."""
+def append_event(table_id: int, body: dict) -> dict:
+    """Apply one event and return the answer; a retried id gets its first answer, applied once."""
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
 
@@ -181,7 +181,7 @@ def undo(table_id: int, body: dict) -> dict:
         _move_table(table, state)
         return result, True
 
-    return _write(table_id, attempt)[0]
+    return _write(table_id, attempt)
 
 
 def _check_version(table: Table, body: dict) -> None:
@@ -210,8 +210,9 @@ class _Raced(Exception):
     pass
 
 
-def _write(table_id: int, attempt) -> tuple[dict, bool]:
-    """Run ``attempt`` in a transaction, retrying when another writer got there first."""
+def _write(table_id: int, attempt) -> dict:
+    """Run ``attempt`` (answer, whether it wrote) in a transaction, retrying when another writer got
+    there first; followers are told only of real writes, not of a retry answered from the log."""
     for tries in range(WRITE_ATTEMPTS):
         try:
             result, fresh = attempt()
@@ -226,5 +227,5 @@ def _write(table_id: int, attempt) -> tuple[dict, bool]:
         db.session.expire_all()
         if fresh:
             live.notify(table_id)
-        return result, fresh
+        return result
     raise Refused(503, "busy")

@@ -16,6 +16,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from e2e.gjdlv_rules import RoundSheet, newborn_points
+from e2e.test_gjdlv import close_round as confirm_close_round
 from e2e.test_offline import ENGINE_TIMEOUT_MS, SYNC_TIMEOUT_MS, api, history, installed_referee
 
 SCREEN_TIMEOUT_MS = 10_000
@@ -507,12 +508,7 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
         nonlocal sheet, totals
         scores = sheet.scores()
         new_totals = {pid: totals[pid] + scores[pid] for pid in PLAYERS}
-        page.locator("[data-action=close-round]").tap()
-        for pid in PLAYERS:
-            cells = page.locator(f"[data-confirm={pid}] td")
-            expect(cells.nth(1)).to_have_text(f"+{scores[pid]}" if scores[pid] else "0")
-            expect(cells.nth(2)).to_have_text(str(new_totals[pid]))
-        page.locator("[data-action=confirm-close]").tap()
+        confirm_close_round(page, scores, new_totals)
         expect(page.locator("[data-round]")).to_have_text(str(number + 1))
         closed.append(scores)
         totals, sheet = new_totals, RoundSheet(PLAYERS)

@@ -43,7 +43,7 @@ def _write_until_answered(app, table_id: int, body: dict) -> tuple[int, dict]:
         try:
             for _ in range(200):
                 try:
-                    result, _fresh = store.append_event(table_id, dict(body))
+                    result = store.append_event(table_id, dict(body))
                     return 201, result
                 except Refused as error:
                     if error.code != "busy":

@@ -34,7 +34,10 @@ async function start() {
   await navigator.serviceWorker.ready;
   // The first visit is not served through the worker: keep this page for offline use now.
   if (navigator.onLine) {
-    try { await (await caches.open(PAGES)).add(location.pathname); } catch { /* offline or not cacheable */ }
+    try {
+      const response = await fetch(location.pathname);
+      if (response.ok) await (await caches.open(PAGES)).put(location.pathname, response); // never a "not found"
+    } catch { /* the network dropped meanwhile: the next visit keeps it */ }
   }
   navigator.serviceWorker.addEventListener("message", ({ data }) => {
     if (data?.version) document.documentElement.dataset.swVersion = data.version;
