@@ -113,7 +113,8 @@ def main() -> None:
         env["DATABASE_URL"] = cluster.url(cluster.create_database("bench"))
     try:
         with server(env) as base:
-            backend = "PostgreSQL" if "DATABASE_URL" in {**os.environ, **env} else "SQLite (WAL, synchronous=FULL)"
+            on_postgres = "DATABASE_URL" in {**os.environ, **env}
+            backend = "PostgreSQL" if on_postgres else "SQLite (WAL, synchronous=FULL)"
             latencies, rate = writes(base, args.events)
             print(f"backend: {backend}")
             print(summary("write (event or undo), one referee", latencies))

@@ -46,7 +46,8 @@ def existentiel_log(rng: random.Random):
         view = core.view("existentiel", state)
         for player in view["players"]:
             for kind in ("roll", "accept", "validate"):
-                event = {"type": kind, "player": player["id"], "die": rng.randint(1, 6), "success": rng.random() < 0.8}
+                event = {"type": kind, "player": player["id"], "die": rng.randint(1, 6),
+                         "success": rng.random() < 0.8}
                 try:
                     state = core.apply("existentiel", state, event)
                     events.append(event)
@@ -64,7 +65,8 @@ def gjdlv_log(rng: random.Random):
     while not core.view("gjdlv", state)["over"]:
         for _ in range(12):
             event = rng.choice([
-                {"type": "newborn", "player": rng.choice(["p1", "p2", "p3", "p4"]), "gf": rng.choice(reds), "gm": rng.choice(blacks)},
+                {"type": "newborn", "player": rng.choice(["p1", "p2", "p3", "p4"]),
+                 "gf": rng.choice(reds), "gm": rng.choice(blacks)},
                 {"type": "abortion", "player": rng.choice(["p1", "p2", "p3", "p4"])},
             ])
             try:
@@ -77,21 +79,22 @@ def gjdlv_log(rng: random.Random):
     return "gjdlv", players, options, events
 
 
-def per_call(fn, repeat: int) -> float:
+def per_call(repeat: int, fn, *args) -> float:
     start = time.perf_counter()
     for _ in range(repeat):
-        fn()
+        fn(*args)
     return (time.perf_counter() - start) / repeat
 
 
 def main() -> None:
     rng = random.Random(2026)
-    print(f"{'game':<12} {'events':>6} {'replay log':>12} {'per event':>11} {'apply 1 (copy)':>15} {'undo (replay)':>14}")
+    print(f"{'game':<12} {'events':>6} {'replay log':>12} {'per event':>11} "
+          f"{'apply 1 (copy)':>15} {'undo (replay)':>14}")
     for game, players, options, events in (morto_log(rng), existentiel_log(rng), gjdlv_log(rng)):
-        replay = per_call(lambda: core.replay(game, players, options, events), 20)
+        replay = per_call(20, core.replay, game, players, options, events)
         state = core.replay(game, players, options, events[:-1])
-        apply = per_call(lambda: core.apply(game, state, events[-1]), 200)
-        undo = per_call(lambda: core.undo(game, players, options, events), 20)
+        apply = per_call(200, core.apply, game, state, events[-1])
+        undo = per_call(20, core.undo, game, players, options, events)
         print(f"{game:<12} {len(events):>6} {replay * 1e3:>9.2f} ms {replay / len(events) * 1e6:>8.1f} µs "
               f"{apply * 1e6:>12.1f} µs {undo * 1e3:>11.2f} ms")
 

@@ -82,7 +82,8 @@ def main() -> None:
     print(summary("  of which Pyodide runtime, warm", warm_runtime))
     print(summary("tap to screen, offline", taps))
     print(f"offline taps waiting in the outbox at the end: {waiting}")
-    print(f"ratio cold/warm start-up (median): {sorted(cold)[len(cold) // 2] / sorted(warm)[len(warm) // 2]:.2f}")
+    ratio = sorted(cold)[len(cold) // 2] / sorted(warm)[len(warm) // 2]
+    print(f"ratio cold/warm start-up (median): {ratio:.2f}")
 
 
 if __name__ == "__main__":

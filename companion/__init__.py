@@ -24,8 +24,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         SQLALCHEMY_DATABASE_URI=database_url(app.instance_path),
         MAX_CONTENT_LENGTH=MAX_BODY,
         JSON_SORT_KEYS=False,
-        LIVE_POLL_SECONDS=1.0,  # how often a live stream looks for writes made by another process
-        LIVE_STREAM_SECONDS=25.0,  # a stream ends after this; EventSource reconnects by itself
+        LIVE_STREAM_SECONDS=300.0,  # a stream ends after this; EventSource reconnects by itself
+        LIVE_KEEPALIVE_SECONDS=15.0,  # a comment on an idle stream: proxies keep it, gone phones show
+        LIVE_STREAMS_PER_ADDRESS=32,  # open streams from one address (429 beyond)
+        LIVE_STREAMS_PER_PROCESS=None,  # the server sets it below its connections, for the referees' taps
+        LIVE_RESUME_MAX=100,  # a follower further behind than this gets the current version only
     )
     if test_config:
         app.config.update(test_config)
@@ -47,7 +50,8 @@ def create_app(test_config: dict | None = None) -> Flask:
 
 
 def database_url(instance_path: str) -> str:
-    """``DATABASE_URL`` when set (``postgres://`` spelled the SQLAlchemy way), else SQLite in the instance folder."""
+    """``DATABASE_URL`` when set (``postgres://`` spelled the SQLAlchemy way), else SQLite in the
+    instance folder."""
     url = os.environ.get("DATABASE_URL")
     if not url:
         return "sqlite:///" + str(Path(instance_path) / "arbitre.db")

@@ -1,4 +1,7 @@
-"""The JSON API (its fixed words are in shared/API.md; the rest is documented in docs/API.md)."""
+"""The JSON API (its fixed words are in shared/API.md; the rest is documented in docs/API.md).
+
+Views raise every refusal (`Refused` here, `RuleError` from the engine); `companion.errors` answers them.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +13,9 @@ from companion import store
 from companion.errors import Refused, lang
 from companion.qr import svg
 from engine import core
-from engine.core import RuleError
 from engine.messages import worded
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-@bp.errorhandler(RuleError)
-def _rule(error: RuleError):
-    body = {"error": error.as_dict(lang())}
-    return jsonify(body), error.status
 
 
 def body() -> dict:
@@ -105,7 +101,8 @@ def post_undo(code: str):
 
 @bp.get("/tables/<code>/log")
 def get_log(code: str):
-    """What a client needs to replay the table itself (the referee's offline engine): setup and active events."""
+    """What a client needs to replay the table itself (the referee's offline engine): setup and
+    active events."""
     table = table_or_404(code)
     return jsonify({
         "code": table.code,
@@ -141,11 +138,7 @@ def get_history(code: str):
 def run_check(code: str, name: str):
     """A game's pure rule check (e.g. Il Morto's swap helper), evaluated on the table's state."""
     table = table_or_404(code)
-    checks = getattr(core.game(table.game), "CHECKS", {})
-    if name not in checks:
-        raise Refused(404, "unknown_check", check=name[:40], checks=sorted(checks))
-    result = checks[name](table.state, body())
-    return jsonify(worded(result, lang()))
+    return jsonify(worded(core.check(table.game, table.state, name, body()), lang()))
 
 
 @bp.get("/tables/<code>/qr.svg")

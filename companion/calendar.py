@@ -27,8 +27,8 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, Response, url_for
 
-from companion import store
-from companion.errors import json_error
+from companion.api import table_or_404
+from companion.errors import Refused
 
 bp = Blueprint("calendar", __name__)
 
@@ -123,13 +123,11 @@ def ics(table, view_url: str) -> str:
 
 @bp.get("/api/tables/<code>/rendezvous.ics")
 def rendezvous_ics(code: str):
-    table = store.find_table(code)
-    if table is None:
-        return json_error(404, "unknown_table", code=code[:20])
+    table = table_or_404(code)
     if table.game != "existentiel":
-        return json_error(404, "existentiel.no_calendar", code=table.code, game=table.game)
+        raise Refused(404, "existentiel.no_calendar", code=table.code, game=table.game)
     if not table.state.get("rendezvous"):
-        return json_error(404, "existentiel.no_rendezvous", code=table.code)
+        raise Refused(404, "existentiel.no_rendezvous", code=table.code)
     view_url = url_for("pages.table_view", code=table.code, _external=True)
     body = ics(table, view_url)
     return Response(

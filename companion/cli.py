@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import sys
 
 import click
 from flask_migrate import upgrade as alembic_upgrade
 
 from companion import create_app
 from companion.qr import terminal
+
+SERVER = "import sys; from companion.server import main; main(sys.argv[1:])"
 
 
 def upgrade_database(app) -> None:
@@ -20,8 +24,8 @@ def upgrade_database(app) -> None:
 def lan_address() -> str:
     """This machine's address on the local network, as phones at the table will reach it."""
     try:
-        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "scope", "global"], capture_output=True,
-                             text=True, timeout=2).stdout
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "scope", "global"], check=False,
+                             capture_output=True, text=True, timeout=2).stdout
         for line in out.splitlines():
             return line.split()[3].split("/")[0]
     except (OSError, subprocess.SubprocessError, IndexError):
@@ -43,12 +47,15 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
-@click.option("--threads", default=48, show_default=True, type=int,
-              help="Worker threads; every phone following a table live holds one.")
-def serve(host: str, port: int, threads: int) -> None:
-    """Create or upgrade the database, then serve the app with Waitress."""
-    from waitress import serve as waitress_serve
+@click.option("--workers", default=None, type=click.IntRange(min=1),
+              help="Server processes  [default: 1 per core, at least 2].")
+@click.option("--streams-per-address", default=None, type=click.IntRange(min=1),
+              help="Live streams one address may hold open  [default: LIVE_STREAMS_PER_ADDRESS, 32].")
+def serve(host: str, port: int, workers: int | None, streams_per_address: int | None) -> None:
+    """Create or upgrade the database, then serve the app (gunicorn with gevent workers)."""
+    from companion.server import default_workers
 
+    workers = workers or default_workers()
     app = create_app()
     upgrade_database(app)
     shown = lan_address() if host in ("0.0.0.0", "::") else host
@@ -56,7 +63,18 @@ def serve(host: str, port: int, threads: int) -> None:
     click.echo(terminal(url))
     click.echo(f"Arbitre est prêt / Arbitre is ready: {url}")
     click.echo(f"Base de données / database: {app.config['SQLALCHEMY_DATABASE_URI'].split('@')[-1]}")
-    waitress_serve(app, host=host, port=port, threads=threads, ident="arbitre", channel_timeout=60)
+    click.echo(f"Serveur / server: gunicorn + gevent, {workers} processus / processes")
+    with app.app_context():
+        for engine in app.extensions["sqlalchemy"].engines.values():
+            engine.dispose()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # A fresh interpreter: gevent must patch the workers before psycopg is first imported, which
+    # creating and upgrading the database has just done here (see companion/server.py).
+    arguments = ["--host", host, "--port", str(port), "--workers", str(workers)]
+    if streams_per_address is not None:
+        arguments += ["--streams-per-address", str(streams_per_address)]
+    os.execv(sys.executable, [sys.executable, "-c", SERVER, *arguments])
 
 
 @main.group()

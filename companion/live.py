@@ -1,78 +1,357 @@
-"""Live updates: a server-sent event stream per table that pushes the new state after every write.
+"""Live updates: a server-sent event stream per follower, fanned out per table.
 
-Within one process a write wakes the streams at once (a condition variable). Writes made by
-another server process (several workers on PostgreSQL) are seen by a cheap version poll, so the
-stream needs no broker and works the same on SQLite and PostgreSQL.
+Each server process keeps a hub: one channel per table that has followers in this process. A write
+wakes only its table's channel (through ``companion.bus``, from this process or another); the
+channel's reader then turns each new version into the bytes of one server-sent event, once: from
+the answer the write gave, serialized once by the writing process and carried by the bus (within
+the process; in a PostgreSQL notification when it fits), else from one read of the table's log.
+Every follower of the table is sent those same bytes. A follower is an idle connection waiting on
+its channel: no thread, no database read of its own.
+
+The event's ``id`` is the table's version. A follower sends back the last one it got
+(``Last-Event-ID``, as EventSource does when it reconnects) and is sent each version it missed,
+in order, once; a follower with no ``Last-Event-ID`` (or too far behind, or ahead of the table) is
+sent the current version. Versions on one stream only ever go up, one by one.
+
+Refusals: ``429 too_many_streams`` past ``LIVE_STREAMS_PER_ADDRESS`` open streams from one address
+(counted across the server's processes when the production server shares its counts), ``503
+streams_full`` when this process holds ``LIVE_STREAMS_PER_PROCESS`` streams, which keeps room for
+the referees' taps.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import logging
+import socket
 import threading
 import time
+from collections import Counter
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, request
+from sqlalchemy import select, union_all
+
+from companion import bus, store
+from companion.errors import Refused
+from companion.models import Event, Table, db
 
 bp = Blueprint("live", __name__)
 
-KEEPALIVE_SECONDS = 5.0
+EXTENSION = "arbitre.live"
+KEPT_VERSIONS = 32  # recent frames a channel keeps for followers a little behind
+RETRY_AFTER_SECONDS = 10
+RETRY = b"retry: 1000\n\n"  # EventSource comes back after 1 s when a stream ends or drops
+STILL_HERE = b": still here\n\n"  # keeps proxies from closing an idle stream, and finds gone clients
 
-_changed = threading.Condition()
-_versions: dict[int, int] = {}  # table id -> count of notifications, to tell a wake-up from a timeout
-
-
-def notify(table_id: int) -> None:
-    with _changed:
-        _versions[table_id] = _versions.get(table_id, 0) + 1
-        _changed.notify_all()
+log = logging.getLogger(__name__)
 
 
-def _wait(table_id: int, seen: int, timeout: float) -> int:
-    with _changed:
-        _changed.wait_for(lambda: _versions.get(table_id, 0) != seen, timeout)
-        return _versions.get(table_id, 0)
+def frame(version: int, data: str) -> bytes:
+    """One server-sent event: the table's answer at one version, ready for every follower's socket."""
+    return f"id: {version}\nevent: state\ndata: {data}\n\n".encode()
+
+
+def framed(answers: list[tuple[int, dict]]) -> list[tuple[int, bytes]]:
+    return [(version, frame(version, bus.serialized(answer))) for version, answer in answers]
+
+
+class Closed(Exception):
+    """The process is shutting down: streams end, and EventSource reconnects elsewhere."""
+
+
+class Channel:
+    """One table followed in this process: its followers, its newest version and its recent frames.
+
+    Every version up to ``newest`` exists in the database; ``frames`` keeps the last few, serialized.
+    ``wanted`` is the newest version announced; the reader brings ``newest`` up to it.
+    """
+
+    def __init__(self, table_id: int, version: int):
+        self.table_id = table_id
+        self.followers = 0
+        self.newest = version
+        self.wanted = version
+        self.frames: dict[int, bytes] = {}
+        self.given: dict[int, str] = {}  # answers the bus brought, serialized, not yet framed
+        self.reading = False
+        self.changed = threading.Condition()
+
+    def add(self, frames: list[tuple[int, bytes]]) -> None:
+        """Keep the frames that follow ``newest`` without a gap (or fill in ``newest`` itself)."""
+        for version, data in sorted(frames):
+            if version == self.newest + 1:
+                self.frames[version] = data
+                self.newest = version
+            elif version == self.newest and version not in self.frames:
+                self.frames[version] = data
+        for version in [v for v in self.frames if v <= self.newest - KEPT_VERSIONS]:
+            del self.frames[version]
+        for version in [v for v in self.given if v <= self.newest]:
+            del self.given[version]
+        self.wanted = max(self.wanted, self.newest)
+
+    def cached(self, after: int, upto: int) -> list[tuple[int, bytes]] | None:
+        """Frames ``after+1 .. upto`` if all are kept here, else None."""
+        versions = range(after + 1, upto + 1)
+        if all(v in self.frames for v in versions):
+            return [(v, self.frames[v]) for v in versions]
+        return None
+
+
+class LocalCounts:
+    """Open streams per address in this process (the production server shares counts across workers)."""
+
+    def __init__(self):
+        self.open: Counter = Counter()
+        self.lock = threading.Lock()
+
+    def admit(self, address: str, cap: int) -> bool:
+        with self.lock:
+            if self.open[address] >= cap:
+                return False
+            self.open[address] += 1
+            return True
+
+    def release(self, address: str) -> None:
+        with self.lock:
+            self.open[address] -= 1
+            if self.open[address] <= 0:
+                del self.open[address]
+
+
+class Hub:
+    """This process's channels, woken by the bus, and the streams' admission."""
+
+    def __init__(self, app: Flask):
+        self.app = app
+        self.channels: dict[int, Channel] = {}
+        self.lock = threading.Lock()
+        self.counts = LocalCounts()
+        self.streams = 0  # open in this process
+        self.closing = False
+
+    # --- the bus's side ---------------------------------------------------------------------------
+
+    def wake(self, table_id: int, version: int, data: str | None = None) -> None:
+        """Version ``version`` of the table exists; cheap when nobody here follows it (a tap calls this)."""
+        channel = self.channels.get(table_id)
+        if channel is None:
+            return
+        with channel.changed:
+            if version <= channel.newest:
+                return
+            if data is not None:
+                channel.given[version] = data
+            channel.wanted = max(channel.wanted, version)
+            if channel.reading:
+                return
+            channel.reading = True
+        threading.Thread(target=self._read, args=(channel,), name="live-reader", daemon=True).start()
+
+    def catch_up(self) -> None:
+        """Wake-ups may have been lost: compare every followed table with the database."""
+        ids = list(self.channels)
+        if not ids:
+            return
+        with self.app.app_context():
+            rows = db.session.execute(select(Table.id, Table.version).where(Table.id.in_(ids))).all()
+        for table_id, version in rows:
+            self.wake(table_id, version)
+
+    def _read(self, channel: Channel) -> None:
+        """Bring the channel up to the newest version announced: one read (or none) per version."""
+        try:
+            while True:
+                with channel.changed:
+                    after, wanted = channel.newest, channel.wanted
+                    if wanted <= after or channel.followers == 0:
+                        channel.reading = False
+                        return
+                    given = [channel.given.get(v) for v in range(after + 1, wanted + 1)]
+                if all(data is not None for data in given):
+                    frames = [(after + 1 + n, frame(after + 1 + n, data)) for n, data in enumerate(given)]
+                else:
+                    frames = framed(self.log_answers(channel.table_id, after))
+                with channel.changed:
+                    channel.add(frames)
+                    if channel.newest == after and channel.wanted == wanted:
+                        channel.wanted = after  # announced, yet not in the log: nothing to send
+                    channel.changed.notify_all()
+        except Exception:
+            log.exception("live: could not read table %s", channel.table_id)
+            with channel.changed:
+                channel.reading = False
+
+    def log_answers(self, table_id: int, after: int, upto: int | None = None) -> list[tuple[int, dict]]:
+        """The answer of every version after ``after`` (up to ``upto``), as stored with the writes."""
+        applied = select(Event.version, Event.result).where(Event.table_id == table_id, Event.version > after)
+        undone = select(Event.undone_version, Event.undo_result).where(
+            Event.table_id == table_id, Event.undone_version > after)
+        if upto is not None:
+            applied = applied.where(Event.version <= upto)
+            undone = undone.where(Event.undone_version <= upto)
+        with self.app.app_context():
+            rows = db.session.execute(union_all(applied, undone)).all()
+        return sorted((version, answer) for version, answer in rows)
+
+    # --- the followers' side ----------------------------------------------------------------------
+
+    def follow(self, table_id: int, version: int) -> Channel:
+        with self.lock:
+            channel = self.channels.get(table_id)
+            if channel is None:
+                channel = self.channels[table_id] = Channel(table_id, version)
+            channel.followers += 1
+            self.streams += 1
+        self.wake(table_id, version)  # the request read a version this process has not heard of yet
+        return channel
+
+    def unfollow(self, channel: Channel) -> None:
+        with self.lock:
+            channel.followers -= 1
+            self.streams -= 1
+            if channel.followers == 0 and self.channels.get(channel.table_id) is channel:
+                del self.channels[channel.table_id]
+
+    def wait(self, channel: Channel, sent: int, timeout: float) -> tuple[list[tuple[int, bytes]], int]:
+        """The frames after ``sent`` once there are some (none after ``timeout``), and the version they
+        bring the follower to."""
+        with channel.changed:
+            channel.changed.wait_for(lambda: channel.newest > sent or self.closing, timeout)
+            if self.closing:
+                raise Closed
+            newest = channel.newest
+            if newest <= sent:
+                return [], sent
+            kept = channel.cached(sent, newest)
+        if kept is None:  # further behind than the channel keeps (a slow follower): its own read
+            kept = framed(self.log_answers(channel.table_id, sent, newest))
+        return kept, newest
+
+    def current(self, channel: Channel, table: Table) -> bytes:
+        """The frame of the table's version as just read, kept for the next follower if it is the newest."""
+        with channel.changed:
+            data = channel.frames.get(table.version)
+        if data is None:
+            data = framed([(table.version, store.answer(table))])[0][1]
+            with channel.changed:
+                channel.add([(table.version, data)])
+        return data
+
+    def close(self) -> None:
+        """End every stream (the worker is stopping)."""
+        self.closing = True
+        for channel in list(self.channels.values()):
+            with channel.changed:
+                channel.changed.notify_all()
+
+
+def hub(app: Flask) -> Hub:
+    return app.extensions[EXTENSION]
+
+
+@bp.record_once
+def _install(state) -> None:
+    app = state.app
+    app.extensions[EXTENSION] = Hub(app)
+    bus.for_app(app).subscribe(app.extensions[EXTENSION])
+
+
+def _last_event_id() -> int | None:
+    raw = request.headers.get("Last-Event-ID", "").strip()
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 12 else None
+
+
+def _admit(live: Hub, address: str) -> None:
+    config = current_app.config
+    limit = config.get("LIVE_STREAMS_PER_PROCESS")
+    if live.closing or (limit is not None and live.streams >= limit):
+        raise Refused(503, "streams_full")
+    cap = config["LIVE_STREAMS_PER_ADDRESS"]
+    if not live.counts.admit(address, cap):
+        raise Refused(429, "too_many_streams", max=cap)
+
+
+def _notice_gone_clients() -> None:
+    """Let the kernel drop a connection whose phone vanished (no FIN) once a keepalive goes unanswered."""
+    sock = request.environ.get("gunicorn.socket")
+    if sock is None or not hasattr(socket, "TCP_USER_TIMEOUT"):
+        return
+    if sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    milliseconds = int(2 * current_app.config["LIVE_KEEPALIVE_SECONDS"] * 1000)
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, milliseconds)
 
 
 @bp.get("/api/tables/<code>/stream")
 def stream(code: str):
-    from companion import errors, store
-
     table = store.find_table(code)
     if table is None:
-        return errors.json_error(404, "unknown_table", code=code[:20])
-    table_id = table.id
-    app = current_app._get_current_object()
-    poll = app.config["LIVE_POLL_SECONDS"]
-    lifetime = app.config["LIVE_STREAM_SECONDS"]
+        raise Refused(404, "unknown_table", code=code[:20])
+    live = hub(current_app)
+    address = request.remote_addr or "?"
+    _admit(live, address)
+    channel = live.follow(table.id, table.version)
+
+    def closed() -> None:
+        live.unfollow(channel)
+        live.counts.release(address)
+
     try:
-        last_sent = int(request.headers.get("Last-Event-ID", ""))
-    except ValueError:
-        last_sent = -1
+        first = _first_frames(live, channel, table)
+    except BaseException:
+        closed()
+        raise
+    _notice_gone_clients()
+    config = current_app.config
+    response = Response(
+        _events(live, channel, first, table.version, config["LIVE_KEEPALIVE_SECONDS"],
+                config["LIVE_STREAM_SECONDS"], request.environ.get("gunicorn.socket")),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+    response.call_on_close(closed)
+    return response
 
-    def read() -> dict:
-        with app.app_context():
-            fresh = store.find_table(code)
-            result = store.answer(fresh)
-            store.db.session.remove()
-            return result
 
-    def events():
-        nonlocal last_sent
-        # Ask EventSource to come back quickly when the stream ends or the network drops.
-        yield "retry: 1000\n\n"
-        ends = time.monotonic() + lifetime
-        seen = _versions.get(table_id, 0)
-        quiet_since = time.monotonic()
-        while time.monotonic() < ends:
-            current = read()
-            if current["version"] != last_sent:
-                last_sent = current["version"]
-                quiet_since = time.monotonic()
-                yield f"id: {last_sent}\nevent: state\ndata: {json.dumps(current, separators=(',', ':'))}\n\n"
-            elif time.monotonic() - quiet_since > KEEPALIVE_SECONDS:
-                quiet_since = time.monotonic()
-                yield ": still here\n\n"  # keeps proxies from closing an idle stream, and finds gone clients
-            seen = _wait(table_id, seen, poll)
+def _first_frames(live: Hub, channel: Channel, table: Table) -> list[tuple[int, bytes]]:
+    """What a new stream sends first: the versions after Last-Event-ID, or else the current one."""
+    last = _last_event_id()
+    if last is None or not table.version - current_app.config["LIVE_RESUME_MAX"] <= last <= table.version:
+        return [(table.version, live.current(channel, table))]
+    with channel.changed:
+        kept = channel.cached(last, table.version)
+    if kept is not None:
+        return kept
+    return framed(live.log_answers(table.id, last, table.version))
 
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return Response(events(), mimetype="text/event-stream", headers=headers)
+
+def _events(live: Hub, channel: Channel, first: list[tuple[int, bytes]], sent: int, keepalive: float,
+            lifetime: float, sock):
+    yield RETRY + b"".join(data for _, data in first)
+    ends = time.monotonic() + lifetime
+    while (left := ends - time.monotonic()) > 0:
+        try:
+            frames, sent = live.wait(channel, sent, min(keepalive, left))
+        except Closed:
+            _no_next_request(sock)
+            return
+        if frames:
+            yield b"".join(data for _, data in frames)
+        elif time.monotonic() < ends:
+            yield STILL_HERE
+
+
+def _no_next_request(sock) -> None:
+    """The process is stopping: the connection ends with this stream instead of idling for another request."""
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RD)
+
+
+@bp.after_request
+def _retry_after(response):
+    if response.status_code in (429, 503):
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -14,7 +14,7 @@ migrate = Migrate()
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Table(db.Model):

@@ -24,11 +24,14 @@ from engine.messages import catalogue
 bp = Blueprint("offline", __name__)
 
 ENGINE_DIR = ROOT / "engine"
+WORKER_DIR = ROOT / "worker"
 PYODIDE_DIR = ROOT / "node_modules" / "pyodide"
 # The runtime files loadPyodide fetches for the standard library alone (no extra packages).
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json")
 PAGES = ("/", "/s")  # pages that work with no table in the URL, precached whole
-MIME = {".mjs": "text/javascript", ".wasm": "application/wasm", ".zip": "application/zip", ".json": "application/json"}
+MIME = {".mjs": "text/javascript", ".wasm": "application/wasm", ".zip": "application/zip",
+        ".json": "application/json"}
 
 _lock = threading.Lock()
 
@@ -45,6 +48,7 @@ def _qrcode_files() -> dict[str, Path]:
 
 def _bundle_sources() -> dict[str, Path]:
     files = {f"engine/{path.name}": path for path in sorted(ENGINE_DIR.glob("*.py"))}
+    files.update({f"worker/{path.name}": path for path in sorted(WORKER_DIR.glob("*.py"))})
     files.update(_qrcode_files())
     return files
 
@@ -85,7 +89,8 @@ def _state() -> dict:
                                                    "/engine/messages.json"]
         if runtime:
             assets += [f"/pyodide/{name}" for name in PYODIDE_FILES]
-        cached = {"version": version, "bundle": bundle, "bundle_gz": gzip.compress(bundle, 9), "assets": assets}
+        cached = {"version": version, "bundle": bundle, "bundle_gz": gzip.compress(bundle, 9),
+                  "assets": assets}
         current_app.extensions["arbitre_offline"] = cached
         return cached
 
@@ -119,7 +124,8 @@ def manifest():
     body = {
         "name": "Arbitre — l'arbitre de table",
         "short_name": "Arbitre",
-        "description": "Arbitre et marque les jeux de table : Il Morto, Le jeu existentiel, Le Grand Jeu de la Vie.",
+        "description": ("Arbitre et marque les jeux de table : "
+                        "Il Morto, Le jeu existentiel, Le Grand Jeu de la Vie."),
         "lang": "fr",
         "start_url": "/",
         "scope": "/",
@@ -131,8 +137,10 @@ def manifest():
             {"src": icons + "icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"},
             {"src": icons + "icon-192.png", "sizes": "192x192", "type": "image/png", "purpose": "any"},
             {"src": icons + "icon-512.png", "sizes": "512x512", "type": "image/png", "purpose": "any"},
-            {"src": icons + "maskable-192.png", "sizes": "192x192", "type": "image/png", "purpose": "maskable"},
-            {"src": icons + "maskable-512.png", "sizes": "512x512", "type": "image/png", "purpose": "maskable"},
+            {"src": icons + "maskable-192.png", "sizes": "192x192", "type": "image/png",
+             "purpose": "maskable"},
+            {"src": icons + "maskable-512.png", "sizes": "512x512", "type": "image/png",
+             "purpose": "maskable"},
         ],
     }
     return Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")

@@ -16,7 +16,7 @@ import time
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from companion import live
+from companion import bus
 from companion.errors import Refused
 from companion.models import Event, Table, db, now
 from engine import core
@@ -72,7 +72,8 @@ def active_events(table: Table) -> list[Event]:
 
 
 def history(table: Table) -> list[Event]:
-    return list(db.session.execute(select(Event).where(Event.table_id == table.id).order_by(Event.seq)).scalars())
+    query = select(Event).where(Event.table_id == table.id).order_by(Event.seq)
+    return list(db.session.execute(query).scalars())
 
 
 def answer(table: Table) -> dict:
@@ -226,6 +227,6 @@ def _write(table_id: int, attempt) -> dict:
             raise
         db.session.expire_all()
         if fresh:
-            live.notify(table_id)
+            bus.publish(table_id, result["version"], result)
         return result
     raise Refused(503, "busy")

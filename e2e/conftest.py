@@ -4,9 +4,10 @@ Shared by every e2e file, whatever the game. What they give:
 
 - ``server`` (session): the base URL (``http://127.0.0.1:<port>``, no trailing slash) of the real app,
   started as ``companion serve`` on a free port with SQLite in a fresh ``ARBITRE_INSTANCE`` folder
-  (``DATABASE_URL`` is removed from its environment). It is stopped at the end of the session; if it
-  died meanwhile, the session fails with its output. A failing test gets the end of the server's
-  log in its report.
+  (``DATABASE_URL`` is removed from its environment): the production server, gunicorn with its
+  default number of gevent worker processes, so a follower and its referee may be on two processes.
+  It is stopped at the end of the session; if it died meanwhile, the session fails with its
+  output. A failing test gets the end of the server's log in its report.
 - ``browser`` (session): Debian's Chromium (``/usr/bin/chromium``), headless, through Playwright.
   ``playwright install`` cannot download browsers here, hence ``executable_path``.
 - ``phone`` (function): a factory; ``phone()`` opens a new browser context shaped like a phone
@@ -32,6 +33,7 @@ Every Playwright wait is bounded: ``expect(...)`` waits at most ``EXPECT_TIMEOUT
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -72,7 +74,9 @@ NAVIGATION_TIMEOUT_MS = 10_000
 SERVER_START_SECONDS = 30
 
 # The API refuses with these statuses as part of normal play; Chromium logs each refused fetch.
-REFUSAL_CONSOLE = re.compile(r"^Failed to load resource: the server responded with a status of (409|422)\b.* @ .*/api/")
+REFUSAL_CONSOLE = re.compile(
+    r"^Failed to load resource: the server responded with a status of (409|422)\b.* @ .*/api/"
+)
 
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
@@ -145,6 +149,10 @@ def server(tmp_path_factory, pytestconfig):
             if time.monotonic() > deadline:
                 pytest.fail(f"the app did not answer within {SERVER_START_SECONDS} s:\n{_tail(log_path)}")
             time.sleep(0.1)
+        # The production server, gevent workers and all, not a development one.
+        with urllib.request.urlopen(f"{base}/", timeout=5) as response:
+            assert response.headers["Server"] == "gunicorn", response.headers["Server"]
+        assert "gunicorn + gevent" in log_path.read_text(errors="replace"), _tail(log_path)
         yield base
         died = process.poll()
     finally:
@@ -208,10 +216,10 @@ class Phones:
         folder.mkdir(parents=True, exist_ok=True)
         for c, context in enumerate(self.contexts, 1):
             for p, page in enumerate(context.pages, 1):
-                try:
-                    page.screenshot(path=folder / f"{name}-phone{c}-tab{p}.png", full_page=True, timeout=10_000)
-                except Exception:  # a screenshot of a broken page must not hide the real failure
-                    pass
+                # A screenshot of a broken page must not hide the real failure.
+                with contextlib.suppress(Exception):
+                    shot = folder / f"{name}-phone{c}-tab{p}.png"
+                    page.screenshot(path=shot, full_page=True, timeout=10_000)
 
     def close(self) -> None:
         for context in self.contexts:

@@ -42,7 +42,7 @@ class RoundSheet:
     def __init__(self, players: list[str]):
         self.players = players
         self.nursery = {pid: [] for pid in players}
-        self.abortions = {pid: 0 for pid in players}
+        self.abortions = dict.fromkeys(players, 0)
 
     def apply(self, action: tuple) -> None:
         """``("newborn", pid, gf, gm)``, ``("abortion", pid)`` or ``("steal", thief, victim)``."""

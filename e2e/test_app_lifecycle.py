@@ -20,7 +20,8 @@ def start(port: int, instance, release: str, log) -> subprocess.Popen:
     env = {**os.environ, "ARBITRE_INSTANCE": str(instance), "ARBITRE_RELEASE": release}
     env.pop("DATABASE_URL", None)
     process = subprocess.Popen([*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while not _answers(f"http://127.0.0.1:{port}/api/tables/XXXXXX"):
         if process.poll() is not None or time.monotonic() > deadline:
@@ -82,7 +83,8 @@ def test_hand_over_to_a_co_referee_by_qr(phone, server):
     co_page = co_referee.new_page()
     co_page.goto(url)
     co_page.click("[data-player=p2] [data-action=touched_early]")
-    expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")  # seen live by the first
+    # Seen live by the first referee.
+    expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
     assert "#" not in co_page.url
     assert not any(table["secret"] in seen for seen in requests)  # the fragment is never sent
 

@@ -24,7 +24,7 @@ from e2e.gjdlv_rules import RoundSheet
 NAMES = ["Alice", "Basile", "Camille", "Dorian"]
 ALICE, BASILE, CAMILLE, DORIAN = (f"p{i}" for i in range(1, 5))
 PLAYERS = [ALICE, BASILE, CAMILLE, DORIAN]
-NAME = dict(zip(PLAYERS, NAMES))
+NAME = dict(zip(PLAYERS, NAMES, strict=True))
 ROUNDS = 5  # prématurée
 FIRST = 2  # Camille starts round 1
 
@@ -150,7 +150,7 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
     both = [referee, view]
     expect(view.locator("[data-rules]")).to_have_text("Règles Abondantes")
 
-    totals = {pid: 0 for pid in PLAYERS}
+    totals = dict.fromkeys(PLAYERS, 0)
     rounds: list[dict[str, int]] = []
     for number, actions in enumerate(GAME, start=1):
         first = PLAYERS[(FIRST + number - 1) % len(PLAYERS)]  # one seat on each round
@@ -184,7 +184,8 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
                 # Basile's Queen: Dorian has no newborn yet, so the engine refuses that take.
                 expect(referee.locator(f"[data-queen={BASILE}]")).to_be_visible()
                 steal(referee, BASILE, DORIAN)
-                expect_toast(referee, "Dorian n'a aucun nouveau-né dans cette manche : la Dame n'a rien à y prendre.",
+                expect_toast(referee,
+                             "Dorian n'a aucun nouveau-né dans cette manche : la Dame n'a rien à y prendre.",
                              "Dorian has no newborn in this round: the Queen has nothing to take there.")
                 expect(referee.locator(f"[data-queen={BASILE}]")).to_be_visible()
             play(referee, sheet, action)
@@ -204,7 +205,8 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
         if number == 2:
             # The consanguinity malus where it bites: three CC are worth 3 each, 2 less than 5.
             for page in both:
-                expect(page.locator(f"[data-sheet={ALICE}] [data-cc]")).to_contain_text("3 CC → 3 chacun (−2)")
+                expect(page.locator(f"[data-sheet={ALICE}] [data-cc]")).to_contain_text(
+                    "3 CC → 3 chacun (−2)")
             screenshot(referee, "gjdlv-referee-round2")
         if number == 3:
             expect(referee.locator(f"[data-sheet={ALICE}] [data-cc]")).to_contain_text("1 CC → 5")
@@ -227,7 +229,8 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
     for page in both:
         banner = page.locator(".winner")
         expect(banner).to_have_attribute("data-winners", ",".join(winners))
-        expect(banner).to_contain_text(f"🏆 {names} gagne !" if len(winners) == 1 else f"Victoire partagée : {names}")
+        won = f"🏆 {names} gagne !" if len(winners) == 1 else f"Victoire partagée : {names}"
+        expect(banner).to_contain_text(won)
         expect(banner).to_contain_text(f"{best} points")
         expect(page.locator("[data-round]")).to_have_count(0)
     expect_totals(both, totals)

@@ -14,12 +14,11 @@ import re
 
 from playwright.sync_api import Page, expect
 
-
 from e2e.conftest import follow_from_qr
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
 ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO = (f"p{i}" for i in range(1, 7))
-NAME = dict(zip((ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO), NAMES))
+NAME = dict(zip((ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO), NAMES, strict=True))
 ASSO, CAVALLO, RE = 1, 9, 10
 
 # The SSE stream a test cuts on purpose logs this in the console each time EventSource retries.
@@ -93,7 +92,8 @@ def touch(referee: Page, pid: str) -> None:
 def pick_ranks(referee: Page, cards: dict[str, int]) -> None:
     for pid, rank in cards.items():
         tap(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']"))
-        expect(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']")).to_have_attribute("aria-pressed", "true")
+        expect(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']")).to_have_attribute(
+            "aria-pressed", "true")
 
 
 def reveal(referee: Page, cards: dict[str, int], losers: list[str]) -> None:
@@ -179,7 +179,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
 
     # Round 1: Chiara deals, Dario (next seat) plays first, everyone holds a card.
     expect_turn(both, 1, dealer=CHIARA, first=DARIO)
-    expect_lives(both, {pid: 3 for pid in NAME})
+    expect_lives(both, dict.fromkeys(NAME, 3))
     expect_dead_banner(view, [])
     expect_reveal_sheet(referee, [DARIO, ELENA, FABIO, ADA, BRUNO, CHIARA])
     # The dealer may touch the cards: no such button for her.
@@ -222,7 +222,8 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     tap(referee.locator("#confirm-reveal"))
     expect_toast(referee, "Le jeu n'a que quatre Asso : 5 révélé·es, c'est impossible.",
                  "The deck has only four Asso: 5 revealed is impossible.")
-    expect(referee.locator(f"[data-reveal={FABIO}] [data-rank='{ASSO}']")).to_have_attribute("aria-pressed", "true")
+    expect(referee.locator(f"[data-reveal={FABIO}] [data-rank='{ASSO}']")).to_have_attribute(
+        "aria-pressed", "true")
     expect_turn(both, 1, dealer=CHIARA, first=DARIO)
     expect_synced(referee)
     assert table_json(referee, code)["version"] == 2
@@ -332,11 +333,12 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     expect(answer(BRUNO)).to_have_text("Peut garder ou échanger avec Chiara.")
     expect(answer(ADA)).to_have_text("Personne après : peut garder ou échanger avec la pioche.")
     face_up(CHIARA, CAVALLO)
-    expect(answer(BRUNO)).to_have_text("Cavallo à côté : peut garder ou échanger avec Dario, après les Cavalli.")
+    after_the_cavalli = "Cavallo à côté : peut garder ou échanger avec Dario, après les Cavalli."
+    expect(answer(BRUNO)).to_have_text(after_the_cavalli)
     face_up(ELENA, RE)
     expect(answer(DARIO)).to_have_text("Un Re face visible suit : pas d'échange possible.")
     expect(answer(DARIO)).not_to_have_class(re.compile(r"\byes\b"))
-    expect(answer(BRUNO)).to_have_text("Cavallo à côté : peut garder ou échanger avec Dario, après les Cavalli.")
+    expect(answer(BRUNO)).to_have_text(after_the_cavalli)
     expect(answer(BRUNO)).to_have_class(re.compile(r"\byes\b"))
     for pid in (CHIARA, ELENA):
         expect(answer(pid)).to_have_text("Sa carte est face visible : pas d'échange, on garde.")
@@ -354,7 +356,8 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
 
     # Play on to the end: touches before the knock kill Bruno, Chiara, Dario and Elena in turn;
     # each time, who plays first moves to the next living player.
-    for pid, left, next_first in ((BRUNO, 2, CHIARA), (CHIARA, 3, DARIO), (DARIO, 1, ELENA), (ELENA, 1, FABIO)):
+    for pid, left, next_first in ((BRUNO, 2, CHIARA), (CHIARA, 3, DARIO), (DARIO, 1, ELENA),
+                                  (ELENA, 1, FABIO)):
         for remaining in range(left - 1, -1, -1):
             touch(referee, pid)
             expect_lives(both, {pid: remaining})
@@ -402,8 +405,10 @@ def test_the_last_two_dying_together_share_the_win(phone, server):
 
     # Chiara and Ada, on their last life, both show an Asso: both die in the same reveal.
     reveal(referee, {CHIARA: ASSO, ADA: ASSO}, losers=[CHIARA, ADA])
-    expect_winner(both, [ADA, CHIARA], "🏆 Victoire partagée : Ada et Chiara", "Shared win: Ada and Chiara")
+    expect_winner(both, [ADA, CHIARA],
+                  "🏆 Les dernier·es vivant·es sont mort·es ensemble : Ada, Chiara se partagent la victoire.",
+                  "The last living players died together: Ada, Chiara share the win.")
     expect_lives(both, {ADA: 0, BRUNO: 0, CHIARA: 0})
     outcome = table_json(referee, code)["state"]["outcome"]
-    assert outcome == {"reason": "morto.shared_win", "names": "Ada, Chiara"}
+    assert outcome == {"reason": "morto.shared_win", "params": {"names": "Ada, Chiara"}}
     assert view.evaluate("window.__notReloaded") is True, "the follower's page was reloaded"

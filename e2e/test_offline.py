@@ -24,7 +24,8 @@ def api(base: str, path: str, body=None, secret: str | None = None):
     if secret:
         headers["Authorization"] = f"Bearer {secret}"
     data = json.dumps(body).encode() if body is not None else None
-    with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers), timeout=10) as r:
+    request = urllib.request.Request(base + path, data=data, headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as r:
         return json.load(r)
 
 
@@ -66,13 +67,14 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
         toucher = next(f"p{i}" for i in range(1, 7) if f"p{i}" != dealer)
         before = lives(page, toucher)
         page.click(f"[data-player={toucher}] [data-action=touched_early]")
-        expect(page.locator(f"[data-player={toucher}] .hearts")).to_have_attribute("data-lives", str(before - 1))
+        expect(page.locator(f"[data-player={toucher}] .hearts")).to_have_attribute("data-lives",
+                                                                                   str(before - 1))
         expected.append(("touched_early", toucher))
         taps += 1
         order = [el.get_attribute("data-reveal") for el in page.locator("[data-reveal]").all()]
         # A refusal first: five Assi when the deck has four — the phone's engine says which rule.
         if round_number == 1:
-            reveal(page, {player: 1 for player in order})
+            reveal(page, dict.fromkeys(order, 1))
             expect(page.locator("#toast")).to_contain_text("quatre")
             expect(page.locator("#toast .en")).to_contain_text("only four")
             taps += 1
@@ -85,7 +87,8 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
         expected.append(("reveal", json.dumps(cards, sort_keys=True)))
         taps += 1
         # More touches, each its own event, to pass thirty taps.
-        for player in [p for p in order if p != page.locator("[data-dealer]").get_attribute("data-dealer")][:5]:
+        dealer_now = page.locator("[data-dealer]").get_attribute("data-dealer")
+        for player in [p for p in order if p != dealer_now][:5]:
             page.click(f"[data-player={player}] [data-action=touched_early]")
             expected.append(("touched_early", player))
             taps += 1
@@ -95,7 +98,8 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
     undone_player = expected[-1][1]
     before = lives(page, undone_player)
     page.click("#undo")
-    expect(page.locator(f"[data-player={undone_player}] .hearts")).to_have_attribute("data-lives", str(before + 1))
+    expect(page.locator(f"[data-player={undone_player}] .hearts")).to_have_attribute("data-lives",
+                                                                                     str(before + 1))
     taps += 1
     assert taps >= 30
     expect(page.locator("#sync")).to_contain_text("hors ligne")
@@ -134,8 +138,8 @@ def test_conflict_with_a_co_referee_is_rebased_and_refusals_are_shown(phone, ser
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "3")
 
     # Meanwhile a co-referee, online, records that Ben touched early: the server moved on.
-    api(server, f"/api/tables/{table['code']}/events", {"id": "co-1", "type": "touched_early", "player": "p2"},
-        secret=table["secret"])
+    api(server, f"/api/tables/{table['code']}/events",
+        {"id": "co-1", "type": "touched_early", "player": "p2"}, secret=table["secret"])
 
     context.set_offline(False)
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
@@ -162,8 +166,8 @@ def test_a_tap_the_co_referee_made_illegal_is_set_aside_with_its_reason(phone, s
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "2")
 
     # The co-referee already recorded Cyd's touch: Cyd is dead on the server.
-    api(server, f"/api/tables/{table['code']}/events", {"id": "co-1", "type": "touched_early", "player": "p3"},
-        secret=table["secret"])
+    api(server, f"/api/tables/{table['code']}/events",
+        {"id": "co-1", "type": "touched_early", "player": "p3"}, secret=table["secret"])
     context.set_offline(False)
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
 

@@ -12,6 +12,8 @@ the app. A tap counts as one event: an accepted or refused action, or the undo.
 
 from __future__ import annotations
 
+import contextlib
+
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
@@ -72,11 +74,9 @@ class Taps:
 
 def expect_screen(page: Page, read_js: str, expected) -> None:
     """Wait (bounded) until the page shows ``expected``, as read by ``read_js``; fail with the diff."""
-    try:
+    with contextlib.suppress(PlaywrightError):  # the assertion below shows what differs
         page.wait_for_function(f"(expected) => JSON.stringify(({read_js})()) === JSON.stringify(expected)",
                                arg=expected, timeout=SCREEN_TIMEOUT_MS)
-    except PlaywrightError:
-        pass  # the assertion below shows what differs
     assert page.evaluate(read_js) == expected
 
 
@@ -188,13 +188,14 @@ def existentiel_screen_of(state: dict) -> dict:
         n = p["offered"] or p["current"]
         return state["titles"][n - 1] if n else None
 
+    rolling = {action["player"] for action in state["actions"] if action["type"] == "roll"}
     return {
         "phase": state["phase"],
         "cycle": state["cycle"],
         "rendezvous": state["rendezvous"]["at"] if state["rendezvous"] else None,
         "players": [{"id": p["id"], "name": p["name"], "jokers": p["jokers"], "offered": p["offered"],
                      "must_accept": p["must_accept"], "current": p["current"], "title": shown(p),
-                     "rolls_from": p["next_base"] if "roll" in p["actions"] else None}
+                     "rolls_from": p["next_base"] if p["id"] in rolling else None}
                     for p in state["players"]],
     }
 
@@ -370,7 +371,7 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
         "Chloé retombe sur l'aventure 18, déjà refusée : "
         "contraint·e de l'accepter, sous peine de perdre un joker.")
     expect(offer.locator("[data-rule=must_accept] .en")).to_have_text(
-        "Chloé lands again on adventure 18, refused before: accept it or lose a joker.")
+        "Chloé lands again on adventure 18, refused before: they must accept it or lose a joker.")
     accept(CHLOE)
 
     # Ada's die is entered as 6; the table says it showed 3: undo, then the right value.
@@ -387,7 +388,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     expect(page.locator("#waiting [data-waiting]")).to_have_count(1)  # Dora is still to roll
     expect(page.locator(f"#waiting [data-waiting={DORA}]")).to_contain_text("(lance le dé)")
 
-    assert taps.count >= 30 and taps.refusals >= 2 and taps.undos >= 1, (taps.count, taps.refusals, taps.undos)
+    assert taps.count >= 30 and taps.refusals >= 2 and taps.undos >= 1, (
+        taps.count, taps.refusals, taps.undos)
     expect(page.locator("#sync")).to_contain_text(f"hors ligne · {taps.waiting} en attente")
     screen = page.evaluate(EXISTENTIEL_SCREEN)
     assert screen["phase"] == "assigning" and screen["cycle"] == 3
@@ -415,7 +417,7 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
 
 ALICE, BASILE, CAMILLE, DORIAN = "p1", "p2", "p3", "p4"
 PLAYERS = [ALICE, BASILE, CAMILLE, DORIAN]
-GJ_NAME = dict(zip(PLAYERS, ["Alice", "Basile", "Camille", "Dorian"]))
+GJ_NAME = dict(zip(PLAYERS, ["Alice", "Basile", "Camille", "Dorian"], strict=True))
 GJDLV_SCREEN = """() => {
   const text = (el) => (el ? el.textContent : null);
   return {
@@ -447,7 +449,8 @@ def gjdlv_screen_of(state: dict) -> dict:
         "queens": [p["id"] for p in state["players"] if p["queens_unused"] > 0],
         "players": [{"id": p["id"], "round_score": p["round_score"],
                      "newborns": [[f"{n['gf']}-{n['gm']}", n["points"]] for n in p["newborns"]],
-                     "formol": p["formol"], "total": p["total"], "closed": p["round_scores"], "sum": p["total"]}
+                     "formol": p["formol"], "total": p["total"], "closed": p["round_scores"],
+                     "sum": p["total"]}
                     for p in state["players"]],
     }
 
@@ -459,7 +462,7 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     go_offline(phone, context, page)
     taps = Taps(page)
     sheet = RoundSheet(PLAYERS)
-    totals = {pid: 0 for pid in PLAYERS}
+    totals = dict.fromkeys(PLAYERS, 0)
     closed: list[dict[str, int]] = []
 
     def expect_sheet() -> None:
@@ -513,7 +516,8 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
         closed.append(scores)
         totals, sheet = new_totals, RoundSheet(PLAYERS)
         for pid in PLAYERS:
-            expect(page.locator(f"#rounds [data-round-score='{number}/{pid}']")).to_have_text(str(scores[pid]))
+            expect(page.locator(f"#rounds [data-round-score='{number}/{pid}']")).to_have_text(
+                str(scores[pid]))
             expect(page.locator(f"#rounds [data-sum={pid}]")).to_have_text(str(totals[pid]))
             expect(page.locator(f"[data-sheet={pid}] .gj-empty")).to_be_visible()
         expect(page.locator("[data-first]")).to_have_attribute("data-first", PLAYERS[number % len(PLAYERS)])
@@ -559,7 +563,8 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     newborn(DORIAN, "7H", "2C")
     newborn(ALICE, "AH", "10S")
     page.locator(f"#newborn-picker [data-pick=player][data-player={BASILE}]").tap()
-    expect(page.locator("[data-grid=gf] [data-card='4H']")).to_be_enabled()  # last round's cards are free again
+    # Last round's cards are free again.
+    expect(page.locator("[data-grid=gf] [data-card='4H']")).to_be_enabled()
     expect(page.locator("[data-grid=gf] [data-card=AH]")).to_be_disabled()
     page.locator("[data-action=clear-newborn]").tap()
     newborn(BASILE, "QD", "4S")
@@ -592,7 +597,8 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     newborn(DORIAN, "JD", "KC")
     abortion(ALICE)
 
-    assert taps.count >= 30 and taps.refusals >= 2 and taps.undos >= 1, (taps.count, taps.refusals, taps.undos)
+    assert taps.count >= 30 and taps.refusals >= 2 and taps.undos >= 1, (
+        taps.count, taps.refusals, taps.undos)
     expect(page.locator("#sync")).to_contain_text(f"hors ligne · {taps.waiting} en attente")
     screen = page.evaluate(GJDLV_SCREEN)
     assert screen["round"] == 5 and screen["first"] == ALICE

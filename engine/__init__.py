@@ -2,4 +2,7 @@
 
 from engine.core import IllegalEvent, InvalidEvent, Outcome, RuleError, apply, game, replay, setup, undo, view
 
-__all__ = ["IllegalEvent", "InvalidEvent", "Outcome", "RuleError", "apply", "game", "replay", "setup", "undo", "view"]
+__all__ = [
+    "IllegalEvent", "InvalidEvent", "Outcome", "RuleError",
+    "apply", "game", "replay", "setup", "undo", "view",
+]

@@ -1,27 +1,36 @@
 """The game-agnostic heart of the engine: errors, the game interface, replay and undo, the registry.
 
 A table is a log of events. Its state is what `replay` gives for the events still in effect,
-starting from `setup(players, options)`. Every game is a module that provides:
+starting from `setup(players, options)`. Every game is a module that provides, under the same names:
 
-- ``ID``: the game's id (``"morto"``...),
-- ``MESSAGES``: ``{code: (french, english)}`` for the errors and notes it raises,
+- ``ID``: the game's id (``"morto"``...), and ``MESSAGES``: ``{code: (french, english)}`` for the
+  errors, notes and answers it names (the sentences themselves live only there),
 - ``setup(players, options) -> state``: players as the API receives them (names or objects),
-- ``EVENTS``: ``{event_type: handler(state, event)}``; a handler checks the event against the
-  state and then mutates the state in place, or raises a `RuleError` before changing anything,
-- ``view(state) -> dict``: what the table shows (the API's ``state``),
-- ``outcome(state) -> Outcome | None``.
+- ``EVENTS``: ``{event_type: handler(state, event)}``. A handler reads the event's fields, calls the
+  game's ``check_*`` functions (one per rule, raising `IllegalEvent`) and only then mutates the
+  state in place, so a refused event changes nothing,
+- ``actions(state) -> [event]``: the events the rules allow now, built from the same ``check_*``
+  functions, each with the fields the rules fix (the table supplies the rest: a die, a card),
+- ``view(state) -> dict``: what the table shows, every derived number included,
+- ``outcome(state) -> Outcome | None``, and optionally ``notes(state) -> [Note]``,
+- ``CHECKS``: ``{name: function(state, params) -> answer}``, pure questions a screen may ask.
+
+`view` here wraps a game's own view in the envelope every game shares: ``game``, ``over``,
+``winners``, ``outcome`` and ``notes`` (message codes with their params) and ``actions``.
 
 States and events are plain JSON values (dicts, lists, str, int, bool, None), so the same engine
 runs on the server and in the browser through Pyodide, and snapshots round-trip through JSON.
-The engine never draws a random value: dice and cards are entered by the referee.
+The engine never draws a random value: dice and cards are entered by the referee. It knows
+nothing of HTTP: how a refusal is answered is the web layer's business.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 JSON = Any
 Handler = Callable[[dict, dict], None]
@@ -30,30 +39,18 @@ NAME_MAX = 40
 
 
 class RuleError(Exception):
-    """An event the engine refuses. ``code`` is stable; the message text lives in messages.py."""
+    """An event or question the engine refuses: a stable ``code`` and its ``params``.
 
-    status = 422
+    The sentences live in the message catalogue (`engine.messages`), keyed by the code.
+    """
 
     def __init__(self, code: str, **params: JSON):
         super().__init__(code)
         self.code = code
         self.params = params
 
-    def message(self, lang: str = "fr") -> str:
-        from engine.messages import text
-
-        return text(self.code, self.params, lang)
-
-    def as_dict(self, lang: str = "fr") -> dict:
-        return {
-            "code": self.code,
-            "message": self.message(lang),
-            "messages": {"fr": self.message("fr"), "en": self.message("en")},
-            "params": self.params,
-        }
-
     def __str__(self) -> str:  # shown in tracebacks and test failures
-        return f"{self.code} {self.params}: {self.message('en')}"
+        return f"{self.code} {self.params}"
 
 
 class InvalidEvent(RuleError):
@@ -66,11 +63,20 @@ class IllegalEvent(RuleError):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended: ``winners`` are player ids (empty when nobody wins)."""
+    """How a game ended: ``winners`` are player ids (empty when nobody wins); ``reason`` is a
+    message code and ``params`` what its sentence quotes."""
 
     winners: tuple[str, ...]
     reason: str
-    details: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the table should read now (not a refusal): a message code and its params."""
+
+    code: str
+    params: dict = field(default_factory=dict)
 
 
 # --- the registry -----------------------------------------------------------------------------
@@ -81,7 +87,7 @@ GAME_MODULES = {"morto": "engine.morto", "existentiel": "engine.existentiel", "g
 def game(game_id: JSON):
     """The module of a game, by id; `InvalidEvent` ``unknown_game`` for anything else."""
     if not isinstance(game_id, str) or game_id not in GAME_MODULES:
-        raise InvalidEvent("unknown_game", game=str(game_id)[:40], games=sorted(GAME_MODULES))
+        raise InvalidEvent("unknown_game", game=short(game_id), games=sorted(GAME_MODULES))
     return importlib.import_module(GAME_MODULES[game_id])
 
 
@@ -108,12 +114,14 @@ def apply(game_id: str, state: dict, event: JSON) -> dict:
 
 
 def apply_in_place(module, state: dict, event: JSON) -> None:
-    """Check and apply ``event`` to ``state``. Handlers check everything before they mutate."""
+    """Check and apply ``event`` to ``state``, guards in this order: an object, a known type, a game
+    still running, then the game's own handler (which checks its fields and rules before mutating)."""
     if not isinstance(event, dict):
         raise InvalidEvent("bad_event")
-    handler = module.EVENTS.get(event.get("type")) if isinstance(event.get("type"), str) else None
+    kind = event.get("type")
+    handler = module.EVENTS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise InvalidEvent("unknown_event", type=str(event.get("type"))[:40], events=sorted(module.EVENTS))
+        raise InvalidEvent("unknown_event", type=short(kind), events=sorted(module.EVENTS))
     if module.outcome(state) is not None:
         raise IllegalEvent("game_over")
     handler(state, event)
@@ -136,7 +144,41 @@ def undo(game_id: str, players: JSON, options: JSON, events: list[dict]) -> dict
 
 
 def view(game_id: str, state: dict) -> dict:
-    return game(game_id).view(state)
+    """What every client reads: the shared envelope, then the game's own view."""
+    module = game(game_id)
+    result = module.outcome(state)
+    notes = module.notes(state) if hasattr(module, "notes") else []
+    return {
+        "game": module.ID,
+        "over": result is not None,
+        "winners": list(result.winners) if result else [],
+        "outcome": {"reason": result.reason, "params": result.params} if result else None,
+        "notes": [{"code": note.code, "params": note.params} for note in notes],
+        "actions": module.actions(state) if result is None else [],
+        **module.view(state),
+    }
+
+
+def check(game_id: str, state: dict | None, name: JSON, params: JSON) -> dict:
+    """Answer the game's question ``name`` about ``state``: the one way checks are looked up and
+    their params validated (an object), for the API and the browser alike."""
+    checks = game(game_id).CHECKS
+    if not isinstance(name, str) or name not in checks:
+        raise InvalidEvent("unknown_check", check=short(name), checks=sorted(checks))
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise InvalidEvent("bad_check_params")
+    return checks[name](state, params)
+
+
+def allowed(check_fn: Callable[..., None], *args) -> bool:
+    """Whether a rule's check passes: how ``actions`` asks the very checks the handlers call."""
+    try:
+        check_fn(*args)
+    except RuleError:
+        return False
+    return True
 
 
 # --- shared checks for the games ----------------------------------------------------------------
@@ -211,6 +253,8 @@ def boolean(event: dict, key: str) -> bool:
 
 def short(value: JSON) -> JSON:
     """A value safe to echo back in an error's params: short and JSON."""
-    if value is None or isinstance(value, (bool, int, float)):
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
         return value
     return str(value)[:40]

@@ -16,8 +16,9 @@ offered adventure is one the player refused before: they must accept it or lose 
 Decisions where RULES.md is silent:
 
 - ``winners`` are the players who earned the title Maître Existentiel (Petit Chelem), named once
-  the game is over (like every game's ``winners``); with no such player nobody wins. The title
-  itself shows on the player as soon as it is earned. The Grand Chelem is never awarded.
+  the game is over (like every game's ``winners``); with no such player nobody wins
+  (``existentiel.no_maitre``). The title itself shows on the player as soon as it is earned.
+  The Grand Chelem is never awarded, and the view's notes say so at the end.
 - A player who accepts adventure 29 leaves with ``current`` = 29: it is the adventure they live,
   and it is never validated. Their ``reason`` is ``existentiel.left_29``.
 - The phase is stored, not derived: *under way* lasts while any playing player still has a
@@ -39,8 +40,10 @@ from datetime import datetime
 from engine.core import (
     IllegalEvent,
     InvalidEvent,
+    Note,
     Outcome,
     RuleError,
+    allowed,
     boolean,
     check_new_name,
     find_player,
@@ -55,6 +58,7 @@ ID = "existentiel"
 ADVENTURES = 29
 DEATH = 29  # the adventure only lived at death: accepting it means leaving the game
 JOKERS = 3
+DIE_FACES = (1, 2, 3, 4, 5, 6)
 TITLE_MAX = 80
 PLACE_MAX = 120
 MAITRE = "maitre"
@@ -63,6 +67,7 @@ _RENDEZVOUS_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 
 ASSIGNING, UNDERWAY, OVER = "assigning", "underway", "over"
 PLAYING, ELIMINATED, LEFT = "playing", "eliminated", "left"
+JOKER, ELIMINATION = "joker", "elimination"  # what a refusal or a failure costs
 
 MESSAGES = {
     # Refusals.
@@ -194,9 +199,46 @@ MESSAGES = {
         "Chacun·e a son aventure : au maître du jeu de fixer le rendez-vous.",
         "Everyone has an adventure: the game master sets the rendez-vous.",
     ),
-    "existentiel.all_out": (
-        "La partie est finie : plus personne n'est en lice.",
-        "The game is over: nobody is still playing.",
+    "existentiel.maitres": (
+        "Plus personne n'est en lice. Maître Existentiel : {names}.",
+        "Nobody is still playing. Maître Existentiel: {names}.",
+    ),
+    "existentiel.no_maitre": (
+        "Aucun Maître Existentiel cette fois. Plus personne n'est en lice.",
+        "No Maître Existentiel this time. Nobody is still playing.",
+    ),
+    "existentiel.death_offer": (
+        "L'aventure 29 ne se vit qu'à la mort : l'accepter, c'est quitter le jeu.",
+        "Adventure 29 is only lived at death: accepting it means leaving the game.",
+    ),
+    "existentiel.refused_with_joker": (
+        "{name} refuse l'aventure {adventure} : un joker de moins (reste {jokers}). Il faut relancer "
+        "le dé ; le résultat s'ajoute à {adventure}.",
+        "{name} refuses adventure {adventure}: one joker less ({jokers} left). Roll again; the roll is "
+        "added to {adventure}.",
+    ),
+    "existentiel.failed_with_joker": (
+        "Aventure {adventure} non réalisée : {name} perd un joker (reste {jokers}).",
+        "Adventure {adventure} not lived: {name} loses a joker ({jokers} left).",
+    ),
+    "existentiel.no_joker_left": (
+        "{name} n'a plus de joker : refuser, c'est être éliminé·e.",
+        "{name} has no joker left: refusing means being eliminated.",
+    ),
+    "existentiel.landing_skipped": (
+        "Déjà réalisées : {skipped} — on avance jusqu'à la première aventure non réalisée.",
+        "Already completed: {skipped} — moving on to the first adventure not completed.",
+    ),
+    "existentiel.newcomer": (
+        (
+            "On rejoint la partie pendant l'attribution des aventures ; "
+            "le premier dé s'ajoute au mois de naissance."
+        ),
+        "Players join while adventures are being assigned; their first roll is added to their birth month.",
+    ),
+    "existentiel.lived_at_death": (
+        "vécue seulement à la mort",
+        "lived only at death",
     ),
 }
 
@@ -297,7 +339,7 @@ def landing(player: dict, die: int) -> dict:
     }
 
 
-# --- checks shared by the events -------------------------------------------------------------------
+# --- the rules' checks: each called by its event's handler and by `actions` -----------------------
 
 
 def _who(player: dict, **more) -> dict:
@@ -316,7 +358,14 @@ def _check_assigning(state: dict) -> None:
         raise IllegalEvent("existentiel.adventures_underway")
 
 
-def _check_may_roll(state: dict, player: dict) -> None:
+def check_add_player(state: dict) -> None:
+    """A newcomer joins while adventures are being assigned, even weeks into the game."""
+    if state["phase"] != ASSIGNING:
+        raise IllegalEvent("existentiel.join_while_assigning")
+
+
+def check_roll(state: dict, player: dict) -> None:
+    """A playing player with neither an offered nor a current adventure rolls, while assigning."""
     _check_playing(player)
     _check_assigning(state)
     if player["offered"] is not None:
@@ -325,7 +374,8 @@ def _check_may_roll(state: dict, player: dict) -> None:
         raise IllegalEvent("existentiel.already_current", **_who(player, adventure=player["current"]))
 
 
-def _check_has_offer(state: dict, player: dict) -> None:
+def check_offer(state: dict, player: dict) -> None:
+    """Accepting or refusing needs an offered adventure, while assigning."""
     _check_playing(player)
     _check_assigning(state)
     if player["offered"] is None:
@@ -334,7 +384,8 @@ def _check_has_offer(state: dict, player: dict) -> None:
         raise IllegalEvent("existentiel.must_roll_first", **_who(player))
 
 
-def _check_may_validate(state: dict, player: dict) -> None:
+def check_validate(state: dict, player: dict) -> None:
+    """The game master validates a current adventure at the rendez-vous, once everyone has one."""
     _check_playing(player)
     if state["phase"] != UNDERWAY:
         raise IllegalEvent("existentiel.validate_while_assigning")
@@ -346,9 +397,13 @@ def _playing(state: dict) -> list[dict]:
     return [p for p in state["players"] if p["status"] == PLAYING]
 
 
+def stakes(player: dict) -> str:
+    """What a refusal or a failed adventure costs the player now: a joker, or with none left the game."""
+    return JOKER if player["jokers"] > 0 else ELIMINATION
+
+
 def _lose_joker(player: dict, reason: str) -> None:
-    """The price of a refusal or a failure: a joker, or the game for a player with none left."""
-    if player["jokers"] > 0:
+    if stakes(player) == JOKER:
         player["jokers"] -= 1
     else:
         player["status"] = ELIMINATED
@@ -374,8 +429,7 @@ def _advance_phase(state: dict) -> None:
 
 
 def add_player(state: dict, event: dict) -> None:
-    if state["phase"] != ASSIGNING:
-        raise IllegalEvent("existentiel.join_while_assigning")
+    check_add_player(state)
     name = check_new_name(event.get("name"), [p["name"] for p in state["players"]])
     birth_month = _birth_month(event, name)
     state["players"].append(_new_player(len(state["players"]), name, birth_month))
@@ -383,8 +437,8 @@ def add_player(state: dict, event: dict) -> None:
 
 def roll(state: dict, event: dict) -> None:
     player = find_player(state, event)
-    die = integer(event, "die", 1, 6)
-    _check_may_roll(state, player)
+    die = integer(event, "die", DIE_FACES[0], DIE_FACES[-1])
+    check_roll(state, player)
     landed = landing(player, die)
     player["score"] = landed["adventure"]
     player["offered"] = landed["adventure"]
@@ -393,7 +447,7 @@ def roll(state: dict, event: dict) -> None:
 
 def accept(state: dict, event: dict) -> None:
     player = find_player(state, event)
-    _check_has_offer(state, player)
+    check_offer(state, player)
     adventure = player["offered"]
     player["current"] = adventure
     player["offered"] = None
@@ -408,7 +462,7 @@ def accept(state: dict, event: dict) -> None:
 
 def refuse(state: dict, event: dict) -> None:
     player = find_player(state, event)
-    _check_has_offer(state, player)
+    check_offer(state, player)
     adventure = player["offered"]
     _lose_joker(player, "existentiel.eliminated_refused")
     if player["status"] == PLAYING:
@@ -439,7 +493,7 @@ def schedule(state: dict, event: dict) -> None:
 def validate(state: dict, event: dict) -> None:
     player = find_player(state, event)
     success = boolean(event, "success")
-    _check_may_validate(state, player)
+    check_validate(state, player)
     adventure = player["current"]
     if success:
         player["completed"] = sorted(player["completed"] + [adventure])
@@ -467,6 +521,18 @@ EVENTS = {
 }
 
 
+def actions(state: dict) -> list[dict]:
+    """What the game master may record now; the die, the names and the verdicts come from the table."""
+    listed: list[dict] = []
+    if allowed(check_add_player, state):
+        listed.append({"type": "add_player"})
+    for kind, check in (("roll", check_roll), ("accept", check_offer), ("refuse", check_offer),
+                        ("validate", check_validate)):
+        listed += [{"type": kind, "player": p["id"]} for p in state["players"] if allowed(check, state, p)]
+    listed += [{"type": "schedule"}, {"type": "set_title"}]
+    return listed
+
+
 # --- the end ---------------------------------------------------------------------------------------
 
 
@@ -474,37 +540,35 @@ def outcome(state: dict) -> Outcome | None:
     if _playing(state):
         return None
     players = state["players"]
-    maitres = [p["id"] for p in players if p["title"] == MAITRE]
+    maitres = [p for p in players if p["title"] == MAITRE]
     return Outcome(
-        tuple(maitres),
-        "existentiel.all_out",
+        tuple(p["id"] for p in maitres),
+        "existentiel.maitres" if maitres else "existentiel.no_maitre",
         {
-            "maitres": maitres,
+            "names": ", ".join(p["name"] for p in maitres),
+            "maitres": [p["id"] for p in maitres],
             "left": [p["id"] for p in players if p["status"] == LEFT],
             "eliminated": [p["id"] for p in players if p["status"] == ELIMINATED],
         },
     )
 
 
+def notes(state: dict) -> list[Note]:
+    if state["phase"] == UNDERWAY and state["rendezvous"] is None:
+        return [Note("existentiel.set_rendezvous")]
+    if state["phase"] == OVER:
+        return [Note("existentiel.grand_chelem_never")]
+    return []
+
+
 # --- what the table shows --------------------------------------------------------------------------
 
 
-def _actions(state: dict, player: dict) -> list[str]:
-    """The events the referee may enter for this player now."""
-    checks = (
-        ("roll", _check_may_roll),
-        ("accept", _check_has_offer),
-        ("refuse", _check_has_offer),
-        ("validate", _check_may_validate),
-    )
-    allowed = []
-    for name, check in checks:
-        try:
-            check(state, player)
-        except RuleError:
-            continue
-        allowed.append(name)
-    return allowed
+def _validated(state: dict, player: dict) -> str | None:
+    """At the rendez-vous, how the adventure a player has just told went (None before it is told)."""
+    if state["phase"] != UNDERWAY or player["status"] != PLAYING or player["current"] is not None:
+        return None
+    return "success" if player["score"] in player["completed"] else "failure"
 
 
 def _player_view(state: dict, player: dict) -> dict:
@@ -524,33 +588,26 @@ def _player_view(state: dict, player: dict) -> dict:
         "must_accept": player["must_accept"],
         "reason": player["reason"],
         "next_base": _base(player) if playing else None,
-        "actions": _actions(state, player) if playing else [],
+        "stakes": stakes(player) if playing else None,
+        "validated": _validated(state, player),
     }
 
 
 def view(state: dict) -> dict:
-    result = outcome(state)
     playing = _playing(state)
     if state["phase"] == ASSIGNING:
         waiting_for = [p["id"] for p in playing if p["current"] is None]
     else:
         waiting_for = [p["id"] for p in playing if p["current"] is not None]
-    notes = []
-    if state["phase"] == UNDERWAY and state["rendezvous"] is None:
-        notes.append("existentiel.set_rendezvous")
-    if result is not None:
-        notes.append("existentiel.grand_chelem_never")
     return {
-        "game": ID,
         "phase": state["phase"],
         "cycle": state["cycle"],
         "rendezvous": dict(state["rendezvous"]) if state["rendezvous"] else None,
-        "over": result is not None,
-        "winners": list(result.winners) if result else [],
-        "outcome": {"reason": result.reason, **result.details} if result else None,
         "titles": list(state["titles"]),
+        "death": DEATH,
+        "petit_chelem": DEATH - 1,
+        "dice": list(DIE_FACES),
         "waiting_for": waiting_for,
-        "notes": notes,
         "players": [_player_view(state, p) for p in state["players"]],
     }
 
@@ -558,15 +615,13 @@ def view(state: dict) -> dict:
 # --- checks for the UI (no state change) -----------------------------------------------------------
 
 
-def _landing_check(state: dict, params) -> dict:
+def landing_check(state: dict, params: dict) -> dict:
     """Which adventure a roll would give, with the steps; ``blocked`` says why the roll is not allowed now."""
-    if not isinstance(params, dict):
-        raise InvalidEvent("bad_event")
     player = find_player(state, params)
-    die = integer(params, "die", 1, 6)
+    die = integer(params, "die", DIE_FACES[0], DIE_FACES[-1])
     landed = landing(player, die)
     try:
-        _check_may_roll(state, player)
+        check_roll(state, player)
         blocked = None
     except RuleError as error:
         blocked = {"code": error.code, "params": error.params}
@@ -583,14 +638,12 @@ def _landing_check(state: dict, params) -> dict:
     }
 
 
-def _stakes_check(state: dict, params) -> dict:
+def stakes_check(state: dict, params: dict) -> dict:
     """What a refusal or a failed validation would cost the player now: a joker, or the game."""
-    if not isinstance(params, dict):
-        raise InvalidEvent("bad_event")
     player = find_player(state, params)
-    cost = "joker" if player["jokers"] > 0 else "elimination"
+    cost = stakes(player)
     return {"ok": True, "player": player["id"], "jokers": player["jokers"], "refusal": cost, "failure": cost}
 
 
-CHECKS = {"landing": _landing_check, "stakes": _stakes_check}
+CHECKS = {"landing": landing_check, "stakes": stakes_check}
 

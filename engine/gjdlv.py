@@ -9,14 +9,15 @@ are not tracked: the sheet records what counts at the end of a round, newborns a
 State (plain JSON)::
 
     {"rules": "simples" | "abondantes", "rounds": 9 | 5, "round": 1, "first_seat": 0, "over": False,
-     "players": [{"id", "name", "round_scores": [int], "abortions": int,
-                  "newborns": [{"gf", "gm", "born_to", "take_used"}]}]}
+     "take": None | {"player": id},
+     "players": [{"id", "name", "round_scores": [int], "abortions": int, "newborns": [{"gf", "gm"}]}]}
 
 ``players`` is in seating order, which is the order of play. ``newborns`` is a player's nursery in
-the open round, oldest first: the last one is the "most recent newborn" a Queen takes. ``born_to``
-is who gave birth; ``take_used`` is ``None`` except on a Queen newborn, where it says whether the
-take it gives its birth-giver has been recorded. Card input is read leniently (any case, ``1`` for
-the Ace, the suit symbols ♠♣♥♦) and always stored in the canonical notation.
+the open round, oldest first: the last one is the "most recent newborn" a Queen takes. ``take`` is
+the Queen's take still to be recorded: set by a Queen newborn, it lasts exactly until the next
+event (RULES §2 Decision: the take is the very next event after her birth). Card input is read
+leniently (any case, ``1`` for the Ace, the suit symbols ♠♣♥♦) and always stored in the canonical
+notation.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from __future__ import annotations
 from engine.core import (
     IllegalEvent,
     InvalidEvent,
+    Note,
     Outcome,
+    allowed,
     find_player,
     option_choice,
     option_int,
@@ -50,7 +53,7 @@ SUIT_SYMBOLS = {"♠": "S", "♤": "S", "♣": "C", "♧": "C", "♥": "H", "♡
 POINTS_PER_ABORTION = 3  # an abortion puts 3 cards on the formol pile
 NEWBORN_BASE = 5
 CC_BASE = 6  # with c CC newborns, each is worth CC_BASE - c
-ROYAL_POINTS = {"K": 10, "Q": 0, "J": 5}  # Sang Royal, Petite Mère des peuples, Assassin Royal
+ROYAL_POINTS = {"K": 10, "Q": 0, "J": 5}
 
 AGAINST_CHOICES = ("abortion", "surrogacy", "fecundation")
 
@@ -97,10 +100,10 @@ MESSAGES = {
         "not one's own.",
     ),
     "gjdlv.no_queen_take": (
-        "Seul un nouveau-né Dame (« Petite Mère des peuples ») permet de prendre un nouveau-né, une fois "
-        "par Dame : {player} n'a mis au monde aucune Dame dont la prise reste à faire dans cette manche.",
-        "Only a Queen newborn (“Petite Mère des peuples”) lets its owner take a newborn, once per Queen: "
-        "{player} has given birth to no Queen with an unused take in this round.",
+        "Seule la Dame (« Petite Mère des peuples ») qui vient de naître permet de prendre un nouveau-né, "
+        "juste après sa naissance : {player} n'a pas de prise à faire maintenant.",
+        "Only the Queen newborn (“Petite Mère des peuples”) just born lets its owner take a newborn, "
+        "right after her birth: {player} has no take to make now.",
     ),
     "gjdlv.nothing_to_steal": (
         "{victim} n'a aucun nouveau-né dans cette manche : la Dame n'a rien à y prendre.",
@@ -118,13 +121,26 @@ MESSAGES = {
         "« against » vaut abortion, surrogacy ou fecundation (reçu : {value}).",
         "“against” is abortion, surrogacy or fecundation (got: {value}).",
     ),
-    "gjdlv.bad_check_params": (
-        "Les paramètres d'une vérification forment un objet.",
-        "A check's parameters are an object.",
+    # Words of the sheet (shown, never refused).
+    "gjdlv.royal.K": ("Sang Royal", "Royal Blood"),
+    "gjdlv.royal.Q": ("Petite Mère des peuples", "Little Mother of the Peoples"),
+    "gjdlv.royal.J": ("Assassin Royal", "Royal Assassin"),
+    "gjdlv.cc_single": ("1 CC → {cc_value}, pas de malus", "1 CC → {cc_value}, no malus"),
+    "gjdlv.cc_malus": (
+        "{cc} CC → {cc_value} chacun ({malus}), malus de consanguinité",
+        "{cc} CC → {cc_value} each ({malus}), consanguinity malus",
     ),
-    "gjdlv.unknown_check": (
-        "Vérification inconnue « {check} ».",
-        "Unknown check “{check}”.",
+    "gjdlv.formol": (
+        "Formol : {abortions} avortement(s) × {per_abortion} = {formol}",
+        "Formol: {abortions} abortion(s) × {per_abortion} = {formol}",
+    ),
+    "gjdlv.take": (
+        "Dame de {name} : elle prend le dernier nouveau-né d'un·e concurrent·e, maintenant ou jamais.",
+        "{name}'s Queen: she takes an opponent's most recent newborn, now or never.",
+    ),
+    "gjdlv.take_nothing": (
+        "Dame de {name} : aucun·e concurrent·e n'a de nouveau-né, la prise est perdue.",
+        "{name}'s Queen: no opponent has a newborn, the take is lost.",
     ),
     # Notes and outcomes.
     "gjdlv.note_player_count": (
@@ -386,6 +402,9 @@ def genetic_gap(gf: str, gm: str) -> int | None:
 # --- scoring -----------------------------------------------------------------------------------------
 
 
+ROYAL_NAMES = {"K": "gjdlv.royal.K", "Q": "gjdlv.royal.Q", "J": "gjdlv.royal.J"}
+
+
 def nursery(newborns: list[dict]) -> list[dict]:
     """Each newborn with its EG, CC flag and points, the consanguinity malus applied."""
     rows = []
@@ -393,7 +412,10 @@ def nursery(newborns: list[dict]) -> list[dict]:
         gf, gm = newborn["gf"], newborn["gm"]
         royal = is_face(gf)
         eg = None if royal else genetic_gap(gf, gm)
-        rows.append({"gf": gf, "gm": gm, "eg": eg, "cc": eg == 0, "royal": royal})
+        rank = rank_of(gf) if royal else None
+        rows.append(
+            {"gf": gf, "gm": gm, "eg": eg, "cc": eg == 0, "royal": rank, "name": ROYAL_NAMES.get(rank)}
+        )
     cc_count = sum(row["cc"] for row in rows)
     for row in rows:
         if row["royal"]:
@@ -421,25 +443,24 @@ def _used_cards(state: dict) -> list[str]:
     return sorted(cards, key=deck_order)
 
 
-def _unused_queen(state: dict, pid: str) -> dict | None:
-    """The first Queen newborn given birth by ``pid`` whose take is still to be recorded."""
-    for player in state["players"]:
-        for newborn in player["newborns"]:
-            if newborn["born_to"] == pid and newborn["take_used"] is False:
-                return newborn
-    return None
+def deck(rules: str) -> dict[str, list[str]]:
+    """The gametes in play under ``rules``, in deck order: the red GF and the black GM."""
+    ranks = RANKS if rules == ABONDANTES else tuple(r for r in RANKS if r not in FACES)
+    return {
+        "gf": [rank + suit for suit in RED for rank in ranks],
+        "gm": [rank + suit for suit in BLACK for rank in ranks],
+    }
 
 
-def _queens_unused(state: dict, pid: str) -> int:
-    return sum(
-        1
-        for p in state["players"]
-        for n in p["newborns"]
-        if n["born_to"] == pid and n["take_used"] is False
-    )
+def _newborn_possible(state: dict) -> bool:
+    """Whether some unused GF and GM could still make a newborn this round."""
+    used = set(_used_cards(state))
+    cards = deck(state["rules"])
+    free_gm = [gm for gm in cards["gm"] if gm not in used]
+    return any(may_fecundate(gf, gm) for gf in cards["gf"] if gf not in used for gm in free_gm)
 
 
-# --- setup and events --------------------------------------------------------------------------------
+# --- setup ---------------------------------------------------------------------------------------------
 
 
 def setup(players, options: dict) -> dict:
@@ -456,6 +477,7 @@ def setup(players, options: dict) -> dict:
         "round": 1,
         "first_seat": first,
         "over": False,
+        "take": None,
         "players": [
             {"id": player_id(i), "name": name, "round_scores": [], "abortions": 0, "newborns": []}
             for i, name in enumerate(names)
@@ -463,46 +485,62 @@ def setup(players, options: dict) -> dict:
     }
 
 
-def _newborn(state: dict, event: dict) -> None:
-    player = find_player(state, event)
-    rules = state["rules"]
-    gf = _gf(rules, event, "gf")
-    gm = _gm(rules, event, "gm")
+# --- the rules' checks: each called by its event's handler and by `actions` ----------------------------
+
+
+def check_newborn(state: dict, gf: str, gm: str) -> None:
+    """A GM that may fecundate the GF, neither card already recorded in the round."""
     _check_fecundation(gf, gm)
     used = set(_used_cards(state))
     for field, card in (("gf", gf), ("gm", gm)):
         if card in used:
             raise IllegalEvent("gjdlv.card_already_recorded", card=card, field=field)
-    player["newborns"].append(
-        {"gf": gf, "gm": gm, "born_to": player["id"], "take_used": False if rank_of(gf) == "Q" else None}
-    )
 
 
-def _abortion(state: dict, event: dict) -> None:
-    player = find_player(state, event)
-    player["abortions"] += 1
-
-
-def _steal_newborn(state: dict, event: dict) -> None:
-    thief = find_player(state, event, "player")
-    victim = find_player(state, event, "from")
+def check_steal_newborn(state: dict, thief: dict, victim: dict) -> None:
+    """The Queen just born takes the most recent newborn of an opponent who has one (RULES §2 Decision)."""
     if victim["id"] == thief["id"]:
         raise IllegalEvent("gjdlv.steal_from_self", player=thief["name"])
-    queen = _unused_queen(state, thief["id"])
-    if queen is None:
+    if (state["take"] or {}).get("player") != thief["id"]:
         raise IllegalEvent("gjdlv.no_queen_take", player=thief["name"])
     if not victim["newborns"]:
         raise IllegalEvent("gjdlv.nothing_to_steal", victim=victim["name"])
+
+
+# --- events ----------------------------------------------------------------------------------------------
+
+
+def newborn(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    rules = state["rules"]
+    gf = _gf(rules, event, "gf")
+    gm = _gm(rules, event, "gm")
+    check_newborn(state, gf, gm)
+    player["newborns"].append({"gf": gf, "gm": gm})
+    state["take"] = {"player": player["id"]} if rank_of(gf) == "Q" else None
+
+
+def abortion(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    player["abortions"] += 1
+    state["take"] = None
+
+
+def steal_newborn(state: dict, event: dict) -> None:
+    thief = find_player(state, event, "player")
+    victim = find_player(state, event, "from")
+    check_steal_newborn(state, thief, victim)
     # The taken newborn lands on top of the thief's nursery: it is now their most recent.
     thief["newborns"].append(victim["newborns"].pop())
-    queen["take_used"] = True
+    state["take"] = None
 
 
-def _close_round(state: dict, event: dict) -> None:
+def close_round(state: dict, event: dict) -> None:
     for player in state["players"]:
         player["round_scores"].append(round_score(player))
         player["abortions"] = 0
         player["newborns"] = []
+    state["take"] = None
     if state["round"] >= state["rounds"]:
         state["over"] = True
     else:
@@ -511,14 +549,31 @@ def _close_round(state: dict, event: dict) -> None:
 
 
 EVENTS = {
-    "newborn": _newborn,
-    "abortion": _abortion,
-    "steal_newborn": _steal_newborn,
-    "close_round": _close_round,
+    "newborn": newborn,
+    "abortion": abortion,
+    "steal_newborn": steal_newborn,
+    "close_round": close_round,
 }
 
 
-# --- the end and the view ----------------------------------------------------------------------------
+def actions(state: dict) -> list[dict]:
+    """What may be recorded now; the cards of a newborn come from the table."""
+    players = state["players"]
+    listed: list[dict] = []
+    if _newborn_possible(state):
+        listed += [{"type": "newborn", "player": p["id"]} for p in players]
+    listed += [{"type": "abortion", "player": p["id"]} for p in players]
+    listed += [
+        {"type": "steal_newborn", "player": thief["id"], "from": victim["id"]}
+        for thief in players
+        for victim in players
+        if allowed(check_steal_newborn, state, thief, victim)
+    ]
+    listed.append({"type": "close_round"})
+    return listed
+
+
+# --- the end and the view --------------------------------------------------------------------------------
 
 
 def total(player: dict) -> int:
@@ -542,64 +597,107 @@ def outcome(state: dict) -> Outcome | None:
     )
 
 
-def _player_view(state: dict, player: dict) -> dict:
+def notes(state: dict) -> list[Note]:
+    found = []
+    count = len(state["players"])
+    if not WRITTEN_FOR[0] <= count <= WRITTEN_FOR[1]:
+        found.append(Note("gjdlv.note_player_count", {"count": count}))
+    if state["take"] is not None:
+        owner = next(p for p in state["players"] if p["id"] == state["take"]["player"])
+        takes = any(a["type"] == "steal_newborn" for a in actions(state))
+        code = "gjdlv.take" if takes else "gjdlv.take_nothing"
+        found.append(Note(code, {"player": owner["id"], "name": owner["name"]}))
+    return found
+
+
+def _running(scores: list[int]) -> list[int]:
+    totals, running = [], 0
+    for score in scores:
+        running += score
+        totals.append(running)
+    return totals
+
+
+def _player_view(player: dict) -> dict:
     rows = nursery(player["newborns"])
     cc = sum(row["cc"] for row in rows)
     formol = POINTS_PER_ABORTION * player["abortions"]
     nursery_points = sum(row["points"] for row in rows)
+    value = cc_value(cc)
     return {
         "id": player["id"],
         "name": player["name"],
         "round_score": formol + nursery_points,
         "round_scores": list(player["round_scores"]),
+        "running_totals": _running(player["round_scores"]),
         "total": total(player),
+        "projected_total": total(player) + formol + nursery_points,
         "newborns": rows,
         "abortions": player["abortions"],
         "formol": formol,
         "nursery": nursery_points,
         "cc": cc,
-        "cc_value": cc_value(cc),
-        "queens_unused": _queens_unused(state, player["id"]),
+        "cc_value": value,
+        "cc_malus": None if value is None else value - NEWBORN_BASE,
+        "cc_line": _cc_line(cc, value),
+        "formol_line": _formol_line(player["abortions"], formol),
     }
 
 
+def _cc_line(cc: int, value: int | None) -> dict | None:
+    """The consanguinity malus where it bites, worded for the sheet."""
+    if not cc:
+        return None
+    malus = value - NEWBORN_BASE
+    if cc == 1:
+        return {"code": "gjdlv.cc_single", "params": {"cc": cc, "cc_value": value}}
+    signed = f"{malus:+d}".replace("-", "\u2212")  # a real minus sign, as the sheet prints it
+    return {"code": "gjdlv.cc_malus", "params": {"cc": cc, "cc_value": value, "malus": signed}}
+
+
+def _formol_line(abortions: int, formol: int) -> dict | None:
+    if not abortions:
+        return None
+    return {"code": "gjdlv.formol",
+            "params": {"abortions": abortions, "per_abortion": POINTS_PER_ABORTION, "formol": formol}}
+
+
+def standings(players: list[dict]) -> list[dict]:
+    """Highest total first (seating order between equals); equal totals share a rank."""
+    ordered = sorted(players, key=lambda p: -total(p))  # sorted() is stable: seats stay in order
+    return [
+        {"player": p["id"], "rank": 1 + sum(total(o) > total(p) for o in players), "total": total(p)}
+        for p in ordered
+    ]
+
+
 def view(state: dict) -> dict:
-    result = outcome(state)
-    count = len(state["players"])
-    note = None
-    if not WRITTEN_FOR[0] <= count <= WRITTEN_FOR[1]:
-        note = {"code": "gjdlv.note_player_count", "params": {"count": count}}
     return {
-        "game": ID,
         "round": state["round"],
         "rounds": state["rounds"],
+        "rounds_closed": len(state["players"][0]["round_scores"]),
+        "last_round": state["round"] >= state["rounds"],
         "rules": state["rules"],
         "first_player": state["players"][state["first_seat"]]["id"],
-        "over": result is not None,
-        "winners": list(result.winners) if result else [],
-        "outcome": {"reason": result.reason, **result.details} if result else None,
+        "take": dict(state["take"]) if state["take"] else None,
+        "deck": deck(state["rules"]),
+        "royal_points": dict(ROYAL_POINTS) if state["rules"] == ABONDANTES else {},
+        "per_abortion": POINTS_PER_ABORTION,
         "used_cards": _used_cards(state),
-        "note": note,
-        "players": [_player_view(state, p) for p in state["players"]],
+        "standings": standings(state["players"]),
+        "players": [_player_view(p) for p in state["players"]],
     }
 
 
 # --- checks for table disputes (no state change) -----------------------------------------------------
 
 
-def _params(params) -> dict:
-    if not isinstance(params, dict):
-        raise InvalidEvent("gjdlv.bad_check_params")
-    return params
-
-
 def _answer(ok: bool, code: str, params: dict, **extra) -> dict:
     return {"ok": ok, "code": code, "params": params, **extra}
 
 
-def check_fecundate(state, params) -> dict:
+def fecundate_check(state, params: dict) -> dict:
     """May this GM fecundate this GF?"""
-    params = _params(params)
     rules = _rules(state)
     gf, gm = _gf(rules, params, "gf"), _gm(rules, params, "gm")
     eg = genetic_gap(gf, gm)
@@ -613,9 +711,8 @@ def check_fecundate(state, params) -> dict:
     return _answer(True, code, facts, eg=eg, cc=eg == 0, royal=False)
 
 
-def check_surrogate(state, params) -> dict:
+def surrogate_check(state, params: dict) -> dict:
     """May ``new_gm`` take the embryo (gf, gm) as a mère porteuse?"""
-    params = _params(params)
     rules = _rules(state)
     gf, gm = _gf(rules, params, "gf"), _gm(rules, params, "gm")
     _check_fecundation(gf, gm)
@@ -644,9 +741,8 @@ def _other_black(card: str) -> str:
     return rank_of(card) + ("C" if suit_of(card) == "S" else "S")
 
 
-def check_abortion(state, params) -> dict:
+def abortion_check(state, params: dict) -> dict:
     """Does the black card ``answer`` abort a fecundation made with ``gm``?"""
-    params = _params(params)
     rules = _rules(state)
     gm, answer = _gm(rules, params, "gm"), _gm(rules, params, "answer")
     facts = {"gm": gm, "answer": answer, "other": _other_black(gm)}
@@ -657,9 +753,8 @@ def check_abortion(state, params) -> dict:
     return _answer(True, "gjdlv.check.abortion_ok", facts, formol=["gf", gm, answer], formol_points=3)
 
 
-def check_ejaculation(state, params) -> dict:
+def ejaculation_check(state, params: dict) -> dict:
     """Who fecundates an unfecundated GF among the held-back GMs ejaculated on it?"""
-    params = _params(params)
     rules = _rules(state)
     gf = _gf(rules, params, "gf")
     gms_in = params.get("gms")
@@ -709,9 +804,8 @@ def check_ejaculation(state, params) -> dict:
     )
 
 
-def check_bonus(state, params) -> dict:
+def bonus_check(state, params: dict) -> dict:
     """What an imperial bonus does against an abortion, a surrogacy or a fecundation."""
-    params = _params(params)
     rules = _rules(state)
     card = _gm(rules, params, "card")
     against = params.get("against")
@@ -770,18 +864,25 @@ def check_bonus(state, params) -> dict:
     return _answer(False, "gjdlv.check.bonus_jack_only_fecundation", facts)
 
 
+def fecundations_check(state, params: dict) -> dict:
+    """Every GM of the deck against one GF: whether it may fecundate it now, and the EG it would make
+    (what the newborn picker shows under each GM)."""
+    rules = _rules(state)
+    gf = _gf(rules, params, "gf")
+    used = set(_used_cards(state)) if isinstance(state, dict) and "players" in state else set()
+    gms = []
+    for gm in deck(rules)["gm"]:
+        eg = genetic_gap(gf, gm)
+        gms.append({"gm": gm, "allowed": may_fecundate(gf, gm) and gm not in used and gf not in used,
+                    "used": gm in used, "eg": eg, "cc": eg == 0})
+    return {"ok": True, "gf": gf, "royal": is_face(gf), "gms": gms}
+
+
 CHECKS = {
-    "fecundate": check_fecundate,
-    "surrogate": check_surrogate,
-    "abortion": check_abortion,
-    "ejaculation": check_ejaculation,
-    "bonus": check_bonus,
+    "fecundate": fecundate_check,
+    "surrogate": surrogate_check,
+    "abortion": abortion_check,
+    "ejaculation": ejaculation_check,
+    "bonus": bonus_check,
+    "fecundations": fecundations_check,
 }
-
-
-def check(state, name, params) -> dict:
-    """Run the check ``name``; `InvalidEvent` ``gjdlv.unknown_check`` for any other name."""
-    fn = CHECKS.get(name) if isinstance(name, str) else None
-    if fn is None:
-        raise InvalidEvent("gjdlv.unknown_check", check=short(name), checks=sorted(CHECKS))
-    return fn(state, params)

@@ -83,6 +83,14 @@ COMMON = {
         "Le serveur est trop occupé pour écrire maintenant : réessayez.",
         "The server is too busy to write right now: try again.",
     ),
+    "too_many_streams": (
+        "Trop de tables suivies en direct depuis cette adresse (au plus {max}) : fermez-en une.",
+        "Too many live tables followed from this address (at most {max}): close one.",
+    ),
+    "streams_full": (
+        "Le serveur suit déjà autant de téléphones qu'il peut : réessayez dans un instant.",
+        "The server already follows as many phones as it can: try again in a moment.",
+    ),
     "existentiel.no_rendezvous": (
         "Aucun rendez-vous n'est fixé pour cette table : le maître du jeu le fixe depuis l'arbitrage.",
         "No rendez-vous is set for this table: the game master sets it from the referee page.",
@@ -96,6 +104,10 @@ COMMON = {
         "Too much for one QR code ({length} characters).",
     ),
     "unknown_check": ("Vérification inconnue « {check} ».", "Unknown check “{check}”."),
+    "bad_check_params": (
+        "Les paramètres d'une vérification forment un objet.",
+        "A check's parameters are an object.",
+    ),
     "internal": (
         "Erreur interne : rien n'a été modifié. Elle a été notée.",
         "Internal error: nothing was changed. It has been logged.",
@@ -131,6 +143,17 @@ def text(code: str, params: dict | None = None, lang: str = "fr") -> str:
         return code
     template = pair[1] if lang == "en" else pair[0]
     return template.format_map(_Lenient(params or {}))
+
+
+def refusal(code: str, params: dict, lang: str = "fr") -> dict:
+    """A refusal as every client reads it: the code, its sentence in ``lang`` and in both languages,
+    and the params the sentences quote."""
+    return {
+        "code": code,
+        "message": text(code, params, lang),
+        "messages": {other: text(code, params, other) for other in LANGS},
+        "params": params,
+    }
 
 
 def worded(result, lang: str = "fr"):

@@ -13,7 +13,18 @@ one who died in it. ``winners`` is set only when the last living players all die
 
 from __future__ import annotations
 
-from engine.core import IllegalEvent, InvalidEvent, Outcome, find_player, option_int, player_id, player_names
+from engine.core import (
+    IllegalEvent,
+    InvalidEvent,
+    Outcome,
+    RuleError,
+    allowed,
+    find_player,
+    option_int,
+    player_id,
+    player_names,
+    short,
+)
 
 ID = "morto"
 
@@ -96,6 +107,15 @@ MESSAGES = {
         "Personne après : peut garder ou échanger avec la pioche.",
         "Nobody after: may keep or swap with the deck.",
     ),
+    # Sentences the screens show.
+    "morto.reveal.hint": (
+        "Une carte par joueur·euse servi·e, puis validez : la plus petite perd une vie.",
+        "One card per dealt player, then confirm: the lowest loses a life.",
+    ),
+    "morto.reveal.one_loses": ("{names} perd une vie", "{names} loses a life"),
+    "morto.reveal.several_lose": ("{names} perdent une vie", "{names} lose a life"),
+    "morto.dead.warning": ("Mort·es — ne leur parlez pas !", "The dead — do not speak to them!"),
+    "morto.spoke.picker": ("{name} a parlé à… (donne une vie)", "{name} spoke to… (gives a life)"),
     "morto.won": ("{names} gagne !", "{names} wins!"),
     "morto.shared_win": (
         "Les dernier·es vivant·es sont mort·es ensemble : {names} se partagent la victoire.",
@@ -153,7 +173,75 @@ def _names(players: list[dict]) -> str:
     return ", ".join(p["name"] for p in players)
 
 
-# --- events --------------------------------------------------------------------------------------
+# --- the rules' checks: each called by its event's handler and by `actions` -------------------------
+
+
+def check_touched_early(state: dict, player: dict) -> None:
+    """Only a living player holding a card, not the dealer, pays for touching before the knock."""
+    if not _alive(player):
+        raise IllegalEvent("morto.dead_cannot_touch", player=player["id"], name=player["name"])
+    if player["id"] == state["dealer"]:
+        raise IllegalEvent("morto.dealer_may_touch", player=player["id"], name=player["name"])
+    if not player["dealt"]:
+        raise IllegalEvent("morto.not_dealt", player=player["id"], name=player["name"])
+
+
+def check_spoke_to_dead(state: dict, living: dict, dead: dict) -> None:
+    """A living player other than the dealer gives a life for speaking to a dead one."""
+    if living["id"] == dead["id"]:
+        raise IllegalEvent("morto.same_player", player=living["id"], name=living["name"])
+    if not _alive(living):
+        raise IllegalEvent("morto.speaker_is_dead", player=living["id"], name=living["name"])
+    if _alive(dead):
+        raise IllegalEvent("morto.listener_is_alive", player=dead["id"], name=dead["name"])
+    if living["id"] == state["dealer"]:
+        raise IllegalEvent("morto.dealer_may_speak", player=living["id"], name=living["name"])
+
+
+def check_reveal(state: dict, cards) -> dict[str, int]:
+    """One known rank for every living player dealt in and no one else, at most four of a rank."""
+    cards = _read_cards(state, cards)
+    players = {p["id"]: p for p in state["players"]}
+    holders = play_order(state)
+    extra = [players[pid] for pid in cards if pid not in {p["id"] for p in holders}]
+    if extra:
+        raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
+    missing = [p for p in holders if p["id"] not in cards]
+    if missing:
+        raise IllegalEvent("morto.missing_cards", players=[p["id"] for p in missing], names=_names(missing))
+    _check_rank_counts(cards)
+    return cards
+
+
+def _read_cards(state: dict, cards) -> dict[str, int]:
+    """``{player id: rank}`` with known players and ranks 1..10 (any subset of the table)."""
+    if not isinstance(cards, dict):
+        raise InvalidEvent("morto.bad_cards")
+    players = {p["id"]: p for p in state["players"]}
+    for pid, rank in cards.items():
+        if pid not in players:
+            raise InvalidEvent("unknown_player", player=short(pid), field="cards")
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank not in RANKS:
+            raise InvalidEvent("morto.bad_rank", player=pid, name=players[pid]["name"], value=short(rank))
+    return cards
+
+
+def _check_rank_counts(cards: dict[str, int]) -> None:
+    for rank in RANKS:
+        count = sum(1 for r in cards.values() if r == rank)
+        if count > COPIES_PER_RANK:
+            raise IllegalEvent("morto.too_many_of_rank", rank=rank, rank_name=RANKS[rank], count=count)
+
+
+def losers(cards: dict[str, int]) -> list[str]:
+    """Every holder of the lowest rank revealed loses a life."""
+    if not cards:
+        return []
+    lowest = min(cards.values())
+    return [pid for pid, rank in cards.items() if rank == lowest]
+
+
+# --- events ----------------------------------------------------------------------------------------
 
 
 def _lose_life(player: dict) -> None:
@@ -165,64 +253,28 @@ def _lose_life(player: dict) -> None:
 
 def touched_early(state: dict, event: dict) -> None:
     player = find_player(state, event)
-    if not _alive(player):
-        raise IllegalEvent("morto.dead_cannot_touch", player=player["id"], name=player["name"])
-    if player["id"] == state["dealer"]:
-        raise IllegalEvent("morto.dealer_may_touch", player=player["id"], name=player["name"])
-    if not player["dealt"]:
-        raise IllegalEvent("morto.not_dealt", player=player["id"], name=player["name"])
+    check_touched_early(state, player)
     _lose_life(player)
 
 
 def spoke_to_dead(state: dict, event: dict) -> None:
     living = find_player(state, event, "living")
     dead = find_player(state, event, "dead")
-    if living["id"] == dead["id"]:
-        raise IllegalEvent("morto.same_player", player=living["id"])
-    if not _alive(living):
-        raise IllegalEvent("morto.speaker_is_dead", player=living["id"], name=living["name"])
-    if _alive(dead):
-        raise IllegalEvent("morto.listener_is_alive", player=dead["id"], name=dead["name"])
-    if living["id"] == state["dealer"]:
-        raise IllegalEvent("morto.dealer_may_speak", player=living["id"], name=living["name"])
+    check_spoke_to_dead(state, living, dead)
     _lose_life(living)
     dead["lives"] += 1  # back to life, but dealt in only from the next round: "dealt" stays False
 
 
-def _check_cards(state: dict, cards) -> dict[str, int]:
-    if not isinstance(cards, dict):
-        raise InvalidEvent("morto.bad_cards")
-    players = {p["id"]: p for p in state["players"]}
-    for pid, rank in cards.items():
-        if pid not in players:
-            raise InvalidEvent("unknown_player", player=str(pid)[:40], field="cards")
-        if isinstance(rank, bool) or not isinstance(rank, int) or rank not in RANKS:
-            value = rank if isinstance(rank, (int, float)) else str(rank)[:20]
-            raise InvalidEvent("morto.bad_rank", player=pid, name=players[pid]["name"], value=value)
-    holders = play_order(state)
-    extra = [players[pid] for pid in cards if pid not in {p["id"] for p in holders}]
-    if extra:
-        raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
-    missing = [p for p in holders if p["id"] not in cards]
-    if missing:
-        raise IllegalEvent("morto.missing_cards", players=[p["id"] for p in missing], names=_names(missing))
-    for rank in RANKS:
-        count = sum(1 for r in cards.values() if r == rank)
-        if count > COPIES_PER_RANK:
-            raise IllegalEvent("morto.too_many_of_rank", rank=rank, rank_name=RANKS[rank], count=count)
-    return cards
-
-
 def reveal(state: dict, event: dict) -> None:
-    cards = _check_cards(state, event.get("cards"))
-    lowest = min(cards.values())
-    losers = [p for p in state["players"] if cards.get(p["id"]) == lowest]
-    for player in losers:
+    cards = check_reveal(state, event.get("cards"))
+    losing_ids = losers(cards)
+    losing = [p for p in state["players"] if p["id"] in losing_ids]
+    for player in losing:
         _lose_life(player)
     living = [p for p in state["players"] if _alive(p)]
     if not living:
         # Decision (RULES §3): the last living players who die together share the win.
-        state["winners"] = [p["id"] for p in losers]
+        state["winners"] = [p["id"] for p in losing]
         return
     if len(living) == 1:
         return  # the game is over: outcome() names the last one alive
@@ -235,7 +287,25 @@ def reveal(state: dict, event: dict) -> None:
 EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "reveal": reveal}
 
 
-# --- the end --------------------------------------------------------------------------------------
+def actions(state: dict) -> list[dict]:
+    """What may be recorded now: touches, words to the dead (each pair), and the reveal."""
+    players = state["players"]
+    listed = [
+        {"type": "touched_early", "player": p["id"]}
+        for p in players
+        if allowed(check_touched_early, state, p)
+    ]
+    listed += [
+        {"type": "spoke_to_dead", "living": living["id"], "dead": dead["id"]}
+        for living in players
+        for dead in players
+        if allowed(check_spoke_to_dead, state, living, dead)
+    ]
+    listed.append({"type": "reveal"})  # the dealer always holds a card while the game goes on
+    return listed
+
+
+# --- the end and the view ---------------------------------------------------------------------------
 
 
 def outcome(state: dict) -> Outcome | None:
@@ -249,25 +319,23 @@ def outcome(state: dict) -> Outcome | None:
 
 
 def view(state: dict) -> dict:
-    result = outcome(state)
-    order = play_order(state)
+    over = outcome(state) is not None
+    order = [] if over else play_order(state)
     return {
-        "game": ID,
         "round": state["round"],
         "lives": state["lives"],
+        "ranks": [{"rank": rank, "name": name} for rank, name in RANKS.items()],
+        "face_up_ranks": [CAVALLO, RE],
         "dealer": state["dealer"],
-        "plays_first": order[0]["id"] if order and result is None else None,
-        "play_order": [p["id"] for p in order] if result is None else [],
-        "over": result is not None,
-        "winners": list(result.winners) if result else [],
-        "outcome": {"reason": result.reason, **result.details} if result else None,
+        "plays_first": order[0]["id"] if order else None,
+        "play_order": [p["id"] for p in order],
         "players": [
             {
                 "id": p["id"],
                 "name": p["name"],
                 "lives": p["lives"],
                 "alive": _alive(p),
-                "dealt": p["dealt"] and _alive(p) and result is None,
+                "dealt": p["dealt"] and _alive(p) and not over,
                 "dealer": p["id"] == state["dealer"],
             }
             for p in state["players"]
@@ -291,9 +359,9 @@ def swap_options(state: dict, face_up: dict) -> list[dict]:
     holders = {p["id"] for p in order}
     for pid, rank in face_up.items():
         if pid not in holders:
-            raise InvalidEvent("unknown_player", player=str(pid)[:40], field="face_up")
+            raise InvalidEvent("unknown_player", player=short(pid), field="face_up")
         if isinstance(rank, bool) or not isinstance(rank, int) or rank not in (CAVALLO, RE):
-            raise InvalidEvent("morto.bad_face_up", player=pid, value=str(rank)[:20])
+            raise InvalidEvent("morto.bad_face_up", player=pid, value=short(rank))
     answers = []
     for i, player in enumerate(order):
         answer = {"player": player["id"], "may_swap": False, "with": None}
@@ -315,9 +383,26 @@ def swap_options(state: dict, face_up: dict) -> list[dict]:
     return answers
 
 
-def _swap_check(state: dict, params: dict) -> dict:
-    face_up = params.get("face_up", {}) if isinstance(params, dict) else None
-    return {"ok": True, "turns": swap_options(state, face_up)}
+def swap_check(state: dict, params: dict) -> dict:
+    """The swap helper: ``{"face_up": {player id: 9 | 10}}`` -> what each player may do."""
+    return {"ok": True, "turns": swap_options(state, params.get("face_up", {}))}
 
 
-CHECKS = {"swap": _swap_check}
+def reveal_check(state: dict, params: dict) -> dict:
+    """A reveal being entered: ``{"cards": {player id: rank}}``, complete or not -> who holds the
+    lowest card so far, who is still missing, and whether the reveal may be recorded as it is."""
+    cards = _read_cards(state, params.get("cards", {}))
+    order = play_order(state)
+    missing = [p["id"] for p in order if p["id"] not in cards]
+    try:
+        check_reveal(state, cards)
+        refusal = None
+    except RuleError as error:
+        refusal = {"code": error.code, "params": error.params}
+    losing = losers(cards)
+    dying = [pid for pid in losing if _by_id(state, pid)["lives"] == 1]
+    return {"ok": refusal is None, "complete": not missing, "missing": missing, "losers": losing,
+            "dying": dying, "refusal": refusal}
+
+
+CHECKS = {"swap": swap_check, "reveal": reveal_check}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything Arbitre needs on a fresh Debian machine (run as root), then starts the app
-# (`start`) or runs every test (`test`). Safe to run again: each step skips what is already there.
+# (`start`), or runs the linters then every test (`test`), or the linters alone (`lint`).
+# Safe to run again: each step skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,9 +19,11 @@ apt_install() {
 }
 
 node_env() {
-  # The Pyodide runtime the browser runs the engine with, pinned by package-lock.json.
-  if [ ! -f node_modules/pyodide/package.json ] || ! cmp -s package-lock.json node_modules/.package-lock.json.copy; then
-    npm ci --no-audit --no-fund --loglevel=error
+  # The Pyodide runtime the browser runs the engine with, and ESLint (a devDependency, installed even
+  # under NODE_ENV=production), pinned by package-lock.json.
+  if [ ! -f node_modules/pyodide/package.json ] || [ ! -x node_modules/.bin/eslint ] \
+      || ! cmp -s package-lock.json node_modules/.package-lock.json.copy; then
+    npm ci --include=dev --no-audit --no-fund --loglevel=error
     cp package-lock.json node_modules/.package-lock.json.copy
   fi
 }
@@ -28,6 +31,19 @@ node_env() {
 python_env() {
   if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
   .venv/bin/pip install -q --disable-pip-version-check -e ".[$1]"
+}
+
+lint() {
+  # Both linters always run, so one pass lists every finding; either one failing fails the command.
+  local failed=0
+  echo "ruff check ." >&2
+  .venv/bin/ruff check . || failed=1
+  echo "eslint" >&2
+  npx --no -- eslint || failed=1  # --no: the pinned one in node_modules, never a download
+  if [ "$failed" -ne 0 ]; then
+    echo "lint failed: fix the findings above (bash scripts/arbitre.sh lint runs the linters alone)" >&2
+  fi
+  return "$failed"
 }
 
 case "${1:-}" in
@@ -46,10 +62,17 @@ case "${1:-}" in
     node_env
     python_env test
     shift
+    lint
     exec .venv/bin/python -m pytest "$@"
     ;;
+  lint)
+    apt_install "${need_apt[@]}"
+    node_env
+    python_env test
+    lint
+    ;;
   *)
-    echo "usage: $0 start [--host H --port P] | test [pytest args]" >&2
+    echo "usage: $0 start [--host H --port P] | test [pytest args] | lint" >&2
     exit 2
     ;;
 esac

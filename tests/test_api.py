@@ -306,7 +306,8 @@ def test_a_rule_violation_is_refused_with_the_rules_code_and_changes_nothing(mak
     with pytest.raises(core.RuleError) as expected:
         core.apply("morto", core.replay("morto", MORTO_NAMES, {}, [touch("p3")]), event)
     assert error["params"] == json.loads(json.dumps(expected.value.params))
-    assert error["messages"] == {"fr": expected.value.message("fr"), "en": expected.value.message("en")}
+    params = expected.value.params
+    assert error["messages"] == {"fr": text(code, params, "fr"), "en": text(code, params, "en")}
     assert table.snapshot() == before
 
 

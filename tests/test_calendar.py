@@ -247,6 +247,7 @@ def test_fold_keeps_every_line_within_75_octets(text):
     lines = folded.encode("utf-8").split(b"\r\n")
     assert all(len(line) <= 75 for line in lines)
     assert all(line.startswith(b" ") for line in lines[1:])
-    assert "".join(line.decode("utf-8")[1:] if i else line.decode("utf-8") for i, line in enumerate(lines)) == text
+    first, *continued = (line.decode("utf-8") for line in lines)
+    assert first + "".join(line[1:] for line in continued) == text
     if len(text.encode("utf-8")) <= 75:
         assert folded == text

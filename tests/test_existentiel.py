@@ -37,7 +37,8 @@ PLAYER_KEYS = {
     "must_accept",
     "reason",
     "next_base",
-    "actions",
+    "stakes",
+    "validated",
 }
 
 
@@ -78,7 +79,15 @@ def live(player: str, die: int, success: bool = True) -> list[dict]:
 
 
 def seen(state: dict, player: str = "p1") -> dict:
-    return next(p for p in core.view(GAME, state)["players"] if p["id"] == player)
+    """One player's view, with the actions ``state.actions`` lists for them as ``actions``."""
+    table = core.view(GAME, state)
+    shown = next(p for p in table["players"] if p["id"] == player)
+    return {**shown, "actions": acts(table, player)}
+
+
+def acts(table: dict, player: str) -> list[str]:
+    """The types of the actions ``table["actions"]`` lists for ``player``."""
+    return [a["type"] for a in table["actions"] if a.get("player") == player]
 
 
 def check_message(error: RuleError) -> None:
@@ -137,7 +146,7 @@ def test_setup_gives_every_player_three_jokers_and_no_score():
         assert player["completed"] == [] and player["refused"] == []
         assert (player["status"], player["title"], player["reason"]) == ("playing", None, None)
         assert player["next_base"] == month
-        assert player["actions"] == ["roll"]
+        assert acts(table, player["id"]) == ["roll"]
     assert table["cycle"] == 1 and table["waiting_for"] == ["p1", "p2"]
     assert MODULE.outcome(state) is None
 
@@ -387,8 +396,9 @@ def test_accepting_29_leaves_the_game_without_a_title():
     assert player["reason"] == "existentiel.left_29"
     table = core.view(GAME, state)
     assert table["over"] is True and table["phase"] == "over" and table["winners"] == []
-    assert table["outcome"]["reason"] == "existentiel.all_out" and table["outcome"]["left"] == ["p1"]
-    assert "existentiel.grand_chelem_never" in table["notes"]
+    assert table["outcome"]["reason"] == "existentiel.no_maitre"
+    assert table["outcome"]["params"]["left"] == ["p1"]
+    assert table["notes"] == [{"code": "existentiel.grand_chelem_never", "params": {}}]
 
 
 def test_refusing_29_is_an_ordinary_refusal():
@@ -492,8 +502,9 @@ def test_phases_flip_assigning_underway_assigning():
     state = play(state, roll("p2", 1), accept("p2"))
     table = core.view(GAME, state)
     assert table["phase"] == "underway" and table["waiting_for"] == ["p1", "p2"]
-    assert "existentiel.set_rendezvous" in table["notes"]
-    assert [p["actions"] for p in table["players"]] == [["validate"], ["validate"]]
+    assert table["notes"] == [{"code": "existentiel.set_rendezvous", "params": {}}]
+    assert [acts(table, p["id"]) for p in table["players"]] == [["validate"], ["validate"]]
+    assert {"type": "add_player"} not in table["actions"]
     refused(state, roll("p1", 3), "existentiel.adventures_underway", IllegalEvent)
     newcomer = {"type": "add_player", "name": "Léo", "birth_month": 3}
     refused(state, newcomer, "existentiel.join_while_assigning", IllegalEvent)
@@ -573,8 +584,8 @@ def test_game_over_when_nobody_plays_then_every_event_is_refused():
     assert MODULE.outcome(state) is None
     state = play(state, refuse("p1"))
     result = MODULE.outcome(state)
-    assert result.reason == "existentiel.all_out" and result.winners == ()
-    assert result.details["eliminated"] == ["p1"]
+    assert result.reason == "existentiel.no_maitre" and result.winners == ()
+    assert result.params["eliminated"] == ["p1"]
     assert result.reason in MODULE.MESSAGES
     for event in (
         roll("p1", 1),
@@ -725,7 +736,7 @@ def test_replay_and_undo_give_the_states_of_the_log():
 def _random_event(rng: random.Random, state: dict) -> dict:
     """Mostly a move the table offers (so games go far and end), sometimes anything at all."""
     table = core.view(GAME, state)
-    moves = [(p["id"], action) for p in table["players"] for action in p["actions"]]
+    moves = [(a["player"], a["type"]) for a in table["actions"] if "player" in a]
     if moves and rng.random() < 0.75:
         player, action = rng.choice(moves)
         if action == "roll":
@@ -825,7 +836,15 @@ INFO_CODES = {
     "existentiel.petit_chelem",
     "existentiel.grand_chelem_never",
     "existentiel.set_rendezvous",
-    "existentiel.all_out",
+    "existentiel.maitres",
+    "existentiel.no_maitre",
+    "existentiel.death_offer",
+    "existentiel.refused_with_joker",
+    "existentiel.failed_with_joker",
+    "existentiel.no_joker_left",
+    "existentiel.landing_skipped",
+    "existentiel.newcomer",
+    "existentiel.lived_at_death",
 }
 
 

@@ -514,8 +514,8 @@ def test_the_last_one_alive_wins():
     assert view["winners"] == ["p3"]
     result = morto.outcome(state)
     assert result.winners == ("p3",) and result.reason == "morto.won"
-    assert text(result.reason, result.details, "fr") != text(result.reason, result.details, "en")
-    assert "Joueur 3" in text(result.reason, result.details, "fr")
+    assert text(result.reason, result.params, "fr") != text(result.reason, result.params, "en")
+    assert "Joueur 3" in text(result.reason, result.params, "fr")
 
 
 def test_the_game_ends_whatever_the_cause_of_the_last_death():

@@ -10,22 +10,24 @@ import sys
 
 import pytest
 
-from engine import core, jsonio
+from engine import core
+from worker import jsonio, qr
 
 
 def test_bundle_holds_the_whole_engine_and_runs_alone(client, tmp_path):
     """The bundled files alone (no site-packages) run the engine and draw a snapshot QR, as Pyodide will."""
     bundle = client.get("/engine/bundle.json").get_json()
     assert {"engine/core.py", "engine/morto.py", "engine/existentiel.py", "engine/gjdlv.py",
-            "engine/messages.py", "engine/jsonio.py", "qrcode/__init__.py"} <= set(bundle["files"])
+            "engine/messages.py", "worker/jsonio.py", "worker/qr.py",
+            "qrcode/__init__.py"} <= set(bundle["files"])
     for name, source in bundle["files"].items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(source)
     script = (
         "import sys, json; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if 'site-packages' not in p];\n"
-        "from engine import jsonio\n"
+        "from worker import jsonio, qr\n"
         "print(json.dumps(jsonio.warm({})))\n"
-        "r = jsonio.snapshot_qr({'base': 'http://t/s', 'view': {'game': 'morto', 'state': {}}})\n"
+        "r = qr.snapshot_qr({'base': 'http://t/s', 'view': {'game': 'morto', 'state': {}}})\n"
         "print(r['svg'][:4], r['url'].startswith('http://t/s#'))\n"
     )
     out = subprocess.run([sys.executable, "-I", "-c", script, str(tmp_path)], capture_output=True, text=True)
@@ -79,7 +81,7 @@ def test_manifest_makes_the_app_installable(client):
     assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
     assert manifest["theme_color"] and manifest["background_color"]
     purposes = {(icon["sizes"], icon["purpose"]) for icon in manifest["icons"]}
-    assert {("192x192", "any"), ("512x512", "any"), ("192x192", "maskable"), ("512x512", "maskable")} <= purposes
+    assert {(size, purpose) for size in ("192x192", "512x512") for purpose in ("any", "maskable")} <= purposes
     for icon in manifest["icons"]:
         with client.get(icon["src"]) as response:
             assert response.status_code == 200
@@ -119,7 +121,8 @@ def test_project_replays_the_outbox_and_flags_what_no_longer_holds():
 
 
 def test_project_gives_what_the_server_would():
-    events = [{"type": "reveal", "cards": {"p1": 3, "p2": 3, "p3": 9}}, {"type": "touched_early", "player": "p3"}]
+    events = [{"type": "reveal", "cards": {"p1": 3, "p2": 3, "p3": 9}},
+              {"type": "touched_early", "player": "p3"}]
     request = {"game": "morto", "players": ["A", "B", "C"], "options": {}, "events": [],
                "pending": [{"kind": "event", "event": e} for e in events]}
     server = core.view("morto", core.replay("morto", ["A", "B", "C"], {}, events))
@@ -129,9 +132,11 @@ def test_project_gives_what_the_server_would():
 def test_check_runs_on_the_last_projection():
     jsonio.project(_morto_request([]))
     answer = jsonio.check({"name": "swap", "params": {"face_up": {"p1": 10}}})["answer"]  # p2 is dead
-    assert [turn["code"] for turn in answer["turns"]] == ["morto.swap.blocked_by_re", "morto.swap.own_face_up"]
+    assert [turn["code"] for turn in answer["turns"]] == ["morto.swap.blocked_by_re",
+                                                           "morto.swap.own_face_up"]
     assert jsonio.check({"name": "nope"})["error"]["code"] == "unknown_check"
-    assert jsonio.check({"name": "swap", "params": {"face_up": {"p3": 4}}})["error"]["code"] == "morto.bad_face_up"
+    bad_face_up = jsonio.check({"name": "swap", "params": {"face_up": {"p3": 4}}})
+    assert bad_face_up["error"]["code"] == "morto.bad_face_up"
 
 
 @pytest.mark.parametrize("game, players", [
@@ -142,7 +147,7 @@ def test_check_runs_on_the_last_projection():
 def test_snapshot_round_trips_and_fits_a_qr_code(game, players):
     view = {"game": game, "code": "ABCDEF", "at": "2026-11-21T20:00:00Z",
             "state": core.view(game, core.setup(game, players, {}))}
-    result = jsonio.snapshot_qr({"base": "http://192.168.1.20:8000/s", "view": view})
+    result = qr.snapshot_qr({"base": "http://192.168.1.20:8000/s", "view": view})
     assert result["svg"].startswith("<svg"), result.get("error")
-    assert jsonio.snapshot_view(result["url"].split("#", 1)[1]) == view
+    assert qr.snapshot_view(result["url"].split("#", 1)[1]) == view
 

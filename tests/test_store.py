@@ -105,8 +105,8 @@ def test_racing_writers_keep_one_gapless_log(app):
     assert all(status == 201 for thread in answers for status, _ in thread), answers
     sent_ids = {body["id"] for thread in bodies for body in thread}
     shared_answers = {}
-    for thread, thread_bodies in zip(answers, bodies):
-        for (_, answer), body in zip(thread, thread_bodies):
+    for thread, thread_bodies in zip(answers, bodies, strict=True):
+        for (_, answer), body in zip(thread, thread_bodies, strict=True):
             if body["id"].startswith("shared-"):
                 shared_answers.setdefault(body["id"], []).append(answer)
     assert all(first == second for first, second in shared_answers.values())
@@ -124,8 +124,8 @@ def test_racing_writers_keep_one_gapless_log(app):
         assert lost == count  # every touch cost exactly one life: none applied twice, none lost
         # The answer each writer got is the version its event was logged with.
         by_id = {e.client_id: e for e in log}
-        for thread, thread_bodies in zip(answers, bodies):
-            for (_, answer), body in zip(thread, thread_bodies):
+        for thread, thread_bodies in zip(answers, bodies, strict=True):
+            for (_, answer), body in zip(thread, thread_bodies, strict=True):
                 assert answer["version"] == by_id[body["id"]].version
 
 
@@ -236,7 +236,7 @@ class Server:
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(
                 [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--threads", "8"],
+                 "--workers", "2"],
                 env=self.env, stdout=out, stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + 60  # only bounds a server that never comes up

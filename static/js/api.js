@@ -21,7 +21,7 @@ async function call(method, url, { body, secret } = {}) {
   let response;
   try {
     response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch (err) {
+  } catch {
     throw new ApiError(0, null);
   }
   let data = null;

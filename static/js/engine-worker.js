@@ -17,7 +17,7 @@ const ready = (async () => {
     pyodide.FS.writeFile(file, source);
   }
   pyodide.runPython(`import sys\nsys.path.insert(0, "${APP_DIR}")`);
-  const handle = pyodide.pyimport("engine.jsonio").handle;
+  const handle = pyodide.pyimport("worker.jsonio").handle;
   handle(JSON.stringify({ op: "warm" })); // imports every game module now, not on the first tap
   stages.engine = performance.now() - started - stages.runtime;
   return { handle, ms: performance.now() - started, stages, version: bundle.version };

@@ -22,7 +22,7 @@ try {
   app.dataset.code = snapshot.code;
   app.dataset.game = snapshot.game;
   module.view(app, snapshot.state, { code: snapshot.code, snapshot: true });
-} catch (err) {
+} catch {
   fill(app, h("p", { class: "error" }, "Cet instantané est illisible ou incomplet.",
     h("small", { lang: "en" }, " This snapshot cannot be read.")));
 }

@@ -1,24 +1,42 @@
 // Le jeu existentiel: the game master's panel (rolls, accept/refuse, the rendez-vous and its
 // validations, newcomers, adventure titles), the table view (each player's adventure, jokers and
-// 29-square track, the next rendez-vous with its calendar file) and each player's own page.
+// track, the next rendez-vous with its calendar file) and each player's own page.
+// Drawn from the engine's view alone: buttons from state.actions, rule sentences from the catalogue.
 import { byId, fill, h, toast } from "../ui.js";
 import { sentence } from "../messages.js";
 
-export const ADVENTURES = 29;
-const DEATH = 29; // lived only at death: accepting it means leaving the game
-const FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
-export const MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
+const MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
   "septembre", "octobre", "novembre", "décembre"];
 
+// --- the engine's words and actions ------------------------------------------------------------
 
-function bilingual(code, tag = "p", cls = "note") {
-  const { fr, en } = sentence(code);
-  return h(tag, { class: cls, "data-note": code }, fr, h("small", { class: "en", lang: "en" }, en));
+// A catalogue sentence: French, the English under it.
+function said(tag, attrs, code, params = {}) {
+  const { fr, en } = sentence(code, params);
+  return h(tag, attrs, fr, h("small", { class: "en", lang: "en" }, en));
+}
+
+function noteEl({ code, params }) {
+  return said("p", { class: "note", "data-note": code }, code, params);
+}
+
+function hasNote(state, code) {
+  return state.notes.some((note) => note.code === code);
+}
+
+// The action of this type the rules allow now (for this player, if given); a button exists only then.
+function allowed(state, type, player) {
+  return state.actions.find((action) => action.type === type && (player === undefined || action.player === player));
+}
+
+// Records an action as the engine listed it, plus what the table supplies (a die, a verdict, a name).
+function record(ctx, { type, ...fixed }, supplied = {}) {
+  return ctx.send(type, { ...fixed, ...supplied });
 }
 
 // --- shared pieces -------------------------------------------------------------------------------
 
-export function adventure(state, n) {
+function adventure(state, n) {
   return `n° ${n} — ${state.titles[n - 1]}`;
 }
 
@@ -27,8 +45,18 @@ function adventureEl(state, n, cls = "adventure") {
     h("span", { class: "adventure-number" }, `n° ${n}`), " — ", h("span", { class: "adventure-title" }, state.titles[n - 1]));
 }
 
+// The adventures' numbers, as the table's titles list them.
+function numbers(state) {
+  return state.titles.map((_, i) => i + 1);
+}
+
 function plural(count, word) {
   return `${count} ${word}${count > 1 ? "s" : ""}`;
+}
+
+// Unicode's die faces ⚀…⚅ follow one another from U+2680.
+function faceGlyph(die) {
+  return String.fromCodePoint(0x2680 + die - 1);
 }
 
 function jokersEl(p) {
@@ -43,7 +71,7 @@ function parseAt(at) {
   return new Date(y, mo - 1, d, hh, mm);
 }
 
-export function formatAt(at) {
+function formatAt(at) {
   const date = parseAt(at);
   const day = date.toLocaleDateString("fr-FR", { weekday: "long", day: "numeric", month: "long", year: "numeric" });
   // No-break spaces: "19 h 30" must not wrap in the middle.
@@ -59,8 +87,7 @@ function statusPills(p) {
 }
 
 function reasonEl(p) {
-  if (!p.reason) return null;
-  return bilingual(p.reason, "p", "reason");
+  return p.reason ? said("p", { class: "reason", "data-note": p.reason }, p.reason) : null;
 }
 
 const PHASES = {
@@ -69,13 +96,17 @@ const PHASES = {
   over: ["Partie terminée", "Game over"],
 };
 
+// What each awaited player is to do, from the actions listed for them.
+function doing(state, id) {
+  if (allowed(state, "accept", id) || allowed(state, "refuse", id)) return " (accepte ou refuse)";
+  if (allowed(state, "roll", id)) return " (lance le dé)";
+  return null;
+}
+
 function waitingLine(state, players) {
-  if (state.over || !state.waiting_for.length) return null;
-  const names = state.waiting_for.map((id) => {
-    const p = players[id];
-    const doing = state.phase !== "assigning" ? null : p.offered !== null ? " (accepte ou refuse)" : " (lance le dé)";
-    return h("span", { class: "waiting-name", "data-waiting": id }, h("strong", {}, p.name), doing);
-  });
+  if (!state.waiting_for.length) return null;
+  const names = state.waiting_for.map((id) =>
+    h("span", { class: "waiting-name", "data-waiting": id }, h("strong", {}, players[id].name), doing(state, id)));
   const label = state.phase === "assigning" ? "On attend : " : "À valider au rendez-vous : ";
   return h("p", { class: "waiting", id: "waiting" }, label, names.flatMap((n, i) => (i ? [", ", n] : [n])));
 }
@@ -84,9 +115,9 @@ function phaseBanner(state, players) {
   const [fr, en] = PHASES[state.phase];
   return h("section", { class: `card phase-banner phase-${state.phase}`, id: "phase", "data-phase": state.phase },
     h("div", { class: "phase-title" }, h("strong", {}, fr), " ", h("small", { lang: "en" }, en),
-      state.over ? null : h("span", { class: "pill", "data-cycle": state.cycle }, `cycle ${state.cycle}`)),
+      h("span", { class: "pill", "data-cycle": state.cycle }, `cycle ${state.cycle}`)),
     waitingLine(state, players),
-    state.notes.filter((code) => code === "existentiel.set_rendezvous").map((code) => bilingual(code)));
+    state.notes.map(noteEl));
 }
 
 function rendezvousText(state) {
@@ -97,15 +128,11 @@ function rendezvousText(state) {
     rdv.place ? [h("br"), h("span", { class: "rdv-place", id: "rdv-place-shown" }, `📍 ${rdv.place}`)] : null);
 }
 
-function icsUrl(code) {
-  return `/api/tables/${code}/rendezvous.ics`;
-}
-
 function rendezvousCard(state, code) {
   return h("section", { class: "card rendezvous", id: "rendezvous" },
     h("h2", {}, "📅 Prochain rendez-vous ", h("small", { lang: "en" }, "Next meeting")),
     rendezvousText(state),
-    state.rendezvous ? h("a", { class: "button primary", id: "ics-link", href: icsUrl(code) },
+    state.rendezvous ? h("a", { class: "button primary", id: "ics-link", href: `/api/tables/${code}/rendezvous.ics` },
       "Ajouter à mon agenda ", h("small", { lang: "en" }, "Add to calendar")) : null);
 }
 
@@ -127,15 +154,17 @@ const SQUARE_WORDS = {
   none: ["pas encore vécue", "not lived yet"],
 };
 
+function refusedBefore(p, n, s) {
+  return s !== "refused" && p.refused.includes(n);
+}
+
 function track(state, p) {
-  const squares = [];
-  for (let n = 1; n <= ADVENTURES; n++) {
+  return h("ol", { class: "track", "aria-label": `Parcours de ${p.name}` }, numbers(state).map((n) => {
     const s = squareState(p, n);
-    const words = SQUARE_WORDS[s][0] + (s !== "refused" && p.refused.includes(n) ? " (refusée avant)" : "");
-    squares.push(h("li", { class: `square sq-${s}${n === DEATH ? " sq-29" : ""}`, "data-square": n, "data-state": s,
-      "aria-label": `${adventure(state, n)} : ${words}`, title: `${adventure(state, n)} — ${words}` }, n));
-  }
-  return h("ol", { class: "track", "aria-label": `Parcours de ${p.name}` }, squares);
+    const words = SQUARE_WORDS[s][0] + (refusedBefore(p, n, s) ? " (refusée avant)" : "");
+    return h("li", { class: `square sq-${s}${n === state.death ? " sq-at-death" : ""}`, "data-square": n, "data-state": s,
+      "aria-label": `${adventure(state, n)} : ${words}`, title: `${adventure(state, n)} — ${words}` }, n);
+  }));
 }
 
 function legend() {
@@ -144,35 +173,41 @@ function legend() {
       h("span", { class: `square sq-${s}`, "aria-hidden": "true" }), SQUARE_WORDS[s][0], " ", h("small", { lang: "en" }, SQUARE_WORDS[s][1]))));
 }
 
+const VALIDATED = { success: "réussie ✓", failure: "ratée ✗" };
+
 function nowLine(state, p) {
   if (p.status === "eliminated") return null;
-  if (p.status === "left") return h("p", { class: "now" }, "A accepté ", adventureEl(state, DEATH), " et a quitté le jeu.");
+  if (p.status === "left") return h("p", { class: "now" }, "A accepté ", adventureEl(state, state.death), " et a quitté le jeu.");
   if (p.current !== null) return h("p", { class: "now", "data-now": "current" }, h("span", { class: "label" }, "À vivre : "), adventureEl(state, p.current));
   if (p.offered !== null) return h("p", { class: "now", "data-now": "offered" }, h("span", { class: "label" }, "Proposée : "), adventureEl(state, p.offered),
     p.must_accept ? h("span", { class: "pill warn" }, "déjà refusée") : null);
-  if (state.phase === "underway") {
-    const won = p.score !== null && p.completed.includes(p.score);
-    return h("p", { class: "now muted", "data-now": "validated" }, `Validée au rendez-vous : ${adventure(state, p.score)} — ${won ? "réussie ✓" : "ratée ✗"}`);
+  if (p.validated) {
+    return h("p", { class: "now muted", "data-now": "validated" }, `Validée au rendez-vous : ${adventure(state, p.score)} — ${VALIDATED[p.validated]}`);
   }
   return h("p", { class: "now muted", "data-now": "roll" }, "Lance le dé pour une nouvelle aventure.");
 }
 
-function outcomeCard(state, players) {
-  if (!state.over) return null;
-  const maitres = state.outcome?.maitres || [];
+const STANDING = { left: "a quitté le jeu", eliminated: "éliminé·e", playing: "en lice" };
+
+function resultRow(state, p) {
+  const done = p.completed.length;
+  return h("li", { "data-result": p.id },
+    h("strong", {}, p.name), " — ",
+    STANDING[p.status], p.status === "left" ? ` (aventure ${state.death})` : null,
+    `, ${plural(done, "aventure")} réalisée${done > 1 ? "s" : ""}, `, jokersEl(p),
+    p.title === "maitre" ? [" ", h("span", { class: "pill maitre" }, "🏅 Maître Existentiel")] : null,
+    reasonEl(p));
+}
+
+function outcomeCard(state) {
+  if (!state.outcome) return null;
+  const { fr, en } = sentence(state.outcome.reason, state.outcome.params);
   return h("section", { class: "card outcome", id: "outcome", "data-winners": state.winners.join(",") },
     h("div", { class: "outcome-title" }, "Partie terminée"),
-    h("p", {}, maitres.length
-      ? `🏅 Maître${maitres.length > 1 ? "s" : ""} Existentiel${maitres.length > 1 ? "s" : ""} : ${maitres.map((id) => players[id].name).join(", ")}`
-      : "Aucun Maître Existentiel cette fois."),
-    h("div", { class: "muted", lang: "en" }, maitres.length ? `Maître Existentiel: ${maitres.map((id) => players[id].name).join(", ")}` : "No Maître Existentiel this time."),
-    h("ul", { class: "results", id: "results" }, state.players.map((p) => h("li", { "data-result": p.id },
-      h("strong", {}, p.name), " — ",
-      p.status === "left" ? "a quitté le jeu (aventure 29)" : p.status === "eliminated" ? "éliminé·e" : "en lice",
-      `, ${plural(p.completed.length, "aventure")} réalisée${p.completed.length > 1 ? "s" : ""}, `, jokersEl(p),
-      p.title === "maitre" ? [" ", h("span", { class: "pill maitre" }, "🏅 Maître Existentiel")] : null,
-      reasonEl(p)))),
-    state.notes.filter((c) => c !== "existentiel.set_rendezvous").map((code) => bilingual(code)));
+    h("p", {}, state.winners.length ? `🏅 ${fr}` : fr),
+    h("div", { class: "muted", lang: "en" }, en),
+    h("ul", { class: "results", id: "results" }, state.players.map((p) => resultRow(state, p))),
+    state.notes.map(noteEl));
 }
 
 // The pages are redrawn on every sync and live message, most of which change nothing here: skipping
@@ -204,166 +239,198 @@ function keepingFocus(root, draw) {
 // What the game master has typed or drawn but not yet sent; kept across redraws.
 const draft = {
   virtual: {}, // player id -> {die, landing}
-  confirm29: null, // player id whose acceptance of 29 awaits confirmation
+  confirmDeath: null, // player id whose acceptance of the death adventure awaits confirmation
   name: "", month: "1",
   at: null, place: null, // null: show the rendez-vous in effect
   titles: {}, // adventure -> edited title
   titlesOpen: false,
+  costs: [], // refusals and failures sent, their cost not yet told: {player, adventure, code, before}
 };
 
-function drawDie() {
-  // Rejection sampling keeps the six faces exactly equally likely.
+function drawFace(faces) {
+  // Rejection sampling keeps every face exactly equally likely.
   const buffer = new Uint32Array(1);
-  const limit = Math.floor(0x100000000 / 6) * 6;
+  const limit = Math.floor(0x100000000 / faces.length) * faces.length;
   do {
     crypto.getRandomValues(buffer);
   } while (buffer[0] >= limit);
-  return (buffer[0] % 6) + 1;
+  return faces[buffer[0] % faces.length];
 }
 
 export function referee(root, state, ctx) {
+  tellCosts(state);
   const players = byId(state);
-  for (const id of Object.keys(draft.virtual)) if (!players[id]?.actions.includes("roll")) delete draft.virtual[id];
-  if (draft.confirm29 && players[draft.confirm29]?.offered !== DEATH) draft.confirm29 = null;
+  for (const id of Object.keys(draft.virtual)) if (!allowed(state, "roll", id)) delete draft.virtual[id];
+  if (draft.confirmDeath && players[draft.confirmDeath]?.offered !== state.death) draft.confirmDeath = null;
   // What is typed is already on the page: only the state and what changes the panel's shape count.
-  if (unchanged(root, "referee", state, draft.virtual, draft.confirm29)) return;
+  if (unchanged(root, "referee", state, draft.virtual, draft.confirmDeath)) return;
+  const addPlayer = allowed(state, "add_player");
+  const schedule = allowed(state, "schedule");
+  const setTitle = allowed(state, "set_title");
   keepingFocus(root, () => fill(root,
-    outcomeCard(state, players),
-    state.over ? null : phaseBanner(state, players),
-    state.over ? h("p", { class: "hint center" }, "Plus personne n'est en lice. « Annuler » reprend le dernier geste si la table le souhaite.") : null,
+    outcomeCard(state),
+    state.over ? h("p", { class: "hint center" }, "« Annuler » reprend le dernier geste si la table le souhaite.") : phaseBanner(state, players),
     h("section", { class: "card" },
       h("h2", {}, "Aventurier·ères ", h("small", { lang: "en" }, "Players")),
       h("div", { class: "players" }, state.players.map((p) => refereePlayer(state, p, ctx)))),
-    state.over ? null : rendezvousEditor(state, ctx),
-    state.phase === "assigning" ? addPlayerForm(ctx) : null,
-    state.over ? null : titlesEditor(state, ctx),
+    schedule ? rendezvousEditor(state, schedule, ctx) : null,
+    addPlayer ? addPlayerForm(addPlayer, ctx) : null,
+    setTitle ? titlesEditor(state, setTitle, ctx) : null,
   ));
 }
 
 function refereePlayer(state, p, ctx) {
-  const out = p.status !== "playing";
-  return h("div", { class: `player${out ? " is-out" : ""}`, "data-player": p.id },
+  return h("div", { class: `player${p.status !== "playing" ? " is-out" : ""}`, "data-player": p.id },
     h("div", { class: "player-head" },
       h("span", { class: "player-name" }, p.name), statusPills(p), jokersEl(p)),
-    out ? [nowLine(state, p), reasonEl(p)] : playerActions(state, p, ctx));
+    playerPanel(state, p, ctx),
+    reasonEl(p));
 }
 
-function playerActions(state, p, ctx) {
-  const can = (a) => p.actions.includes(a);
-  if (can("roll")) return rollPanel(state, p, ctx);
-  if (can("accept")) return offerPanel(state, p, ctx);
-  if (can("validate")) return validatePanel(state, p, ctx);
+// The panel of what may be recorded for this player now, or where they stand.
+function playerPanel(state, p, ctx) {
+  const roll = allowed(state, "roll", p.id);
+  if (roll) return rollPanel(state, p, roll, ctx);
+  const accept = allowed(state, "accept", p.id);
+  const refuse = allowed(state, "refuse", p.id);
+  if (accept || refuse) return offerPanel(state, p, { accept, refuse }, ctx);
+  const validate = allowed(state, "validate", p.id);
+  if (validate) return validatePanel(state, p, validate, ctx);
   return nowLine(state, p);
 }
 
-function rollPanel(state, p, ctx) {
-  const from = p.score === null ? `son mois de naissance, ${MONTHS[p.birth_month - 1]}` : "son score, la dernière aventure atteinte";
+// What a refusal or a failure cost (a joker, or the game) is read from the first state after the
+// send: at once when the phone's engine is ready, with the server's answer while it is loading.
+async function sendCosting(ctx, p, action, supplied, code, adventure) {
+  const before = ctx.state;
+  if (!(await record(ctx, action, supplied))) return;
+  draft.costs.push({ player: p.id, adventure, code, before });
+  tellCosts(ctx.state);
+}
+
+function tellCosts(state) {
+  draft.costs = draft.costs.filter(({ player, adventure, code, before }) => {
+    if (state === before) return true; // the table has not moved yet
+    const p = byId(state)[player];
+    if (p && p.offered !== adventure && p.current !== adventure) {
+      toast(p.status === "eliminated" ? sentence(p.reason)
+        : sentence(code, { name: p.name, adventure, jokers: p.jokers }), "info");
+    }
+    return false;
+  });
+}
+
+function virtualResult(state, pending, send) {
+  const { die, landing } = pending;
+  return h("div", { class: "virtual-result", "data-virtual": die },
+    h("p", {}, h("span", { class: "face big", "aria-hidden": "true" }, faceGlyph(die)),
+      ` Le dé virtuel donne ${die}`,
+      landing ? [" → ", adventureEl(state, landing.adventure)] : null),
+    landing && landing.skipped.length
+      ? said("p", { class: "hint" }, "existentiel.landing_skipped", { skipped: landing.skipped.join(", ") }) : null,
+    h("button", { type: "button", class: "primary", "data-action": "send-virtual", onclick: () => send(die) },
+      `Entrer ce ${die}`));
+}
+
+function rollPanel(state, p, action, ctx) {
   const pending = draft.virtual[p.id];
-  const roll = async (die) => {
-    if (await ctx.send("roll", { player: p.id, die })) delete draft.virtual[p.id];
+  const send = async (die) => {
+    if (await record(ctx, action, { die })) delete draft.virtual[p.id];
+  };
+  const drawVirtual = async () => {
+    const die = drawFace(state.dice);
+    draft.virtual[p.id] = { die, landing: null };
+    ctx.render();
+    try {
+      const landing = await ctx.check("landing", { player: p.id, die });
+      if (draft.virtual[p.id]?.die === die) draft.virtual[p.id].landing = landing;
+    } catch { /* the preview is only an extra: the value can still be entered */ }
+    ctx.render();
   };
   return h("div", { class: "roll" },
-    h("p", { class: "hint" }, "Le dé s'ajoute à ", h("strong", { "data-base": p.next_base }, p.next_base), ` (${from}).`),
+    // TODO(engine): say which number the die adds to (the birth month, or the score: the last
+    // adventure reached); needs player.next_base_from, as the landing check's base_from.
+    h("p", { class: "hint" }, "Le dé s'ajoute à ", h("strong", { "data-base": p.next_base }, p.next_base), "."),
     h("div", { class: "dice", role: "group", "aria-label": `Valeur du dé de ${p.name}` },
-      [1, 2, 3, 4, 5, 6].map((die) => h("button", {
+      state.dice.map((die) => h("button", {
         type: "button", class: "die", "data-die": die, "aria-label": `${die} au dé pour ${p.name}`,
-        onclick: () => roll(die),
-      }, h("span", { class: "face", "aria-hidden": "true" }, FACES[die - 1]), h("span", { class: "num" }, die)))),
+        onclick: () => send(die),
+      }, h("span", { class: "face", "aria-hidden": "true" }, faceGlyph(die)), h("span", { class: "num" }, die)))),
     pending
-      ? h("div", { class: "virtual-result", "data-virtual": pending.die },
-        h("p", {}, h("span", { class: "face big", "aria-hidden": "true" }, FACES[pending.die - 1]),
-          ` Le dé virtuel donne ${pending.die}`,
-          pending.landing ? [" → ", adventureEl(state, pending.landing.adventure)] : null),
-        pending.landing && pending.landing.skipped.length
-          ? h("p", { class: "hint" }, `Déjà réalisée${pending.landing.skipped.length > 1 ? "s" : ""} : ${pending.landing.skipped.join(", ")} — on avance d'une case.`) : null,
-        h("button", { type: "button", class: "primary", "data-action": "send-virtual", onclick: () => roll(pending.die) },
-          `Entrer ce ${pending.die}`))
-      : h("button", { type: "button", class: "secondary virtual", "data-action": "virtual-die", onclick: async () => {
-        const die = drawDie();
-        draft.virtual[p.id] = { die, landing: null };
-        ctx.render();
-        try {
-          const landing = await ctx.check("landing", { player: p.id, die });
-          if (draft.virtual[p.id]?.die === die) draft.virtual[p.id].landing = landing;
-        } catch { /* the preview is only an extra: the value can still be entered */ }
-        ctx.render();
-      } }, "🎲 Dé virtuel ", h("small", { lang: "en" }, "virtual die")));
+      ? virtualResult(state, pending, send)
+      : h("button", { type: "button", class: "secondary virtual", "data-action": "virtual-die", onclick: drawVirtual },
+        "🎲 Dé virtuel ", h("small", { lang: "en" }, "virtual die")));
 }
 
-function offerPanel(state, p, ctx) {
+const REFUSE_LABEL = { joker: "Refuser (−1 joker)", elimination: "Refuser = élimination" };
+const FAIL_LABEL = { joker: "Ratée (−1 joker)", elimination: "Ratée = élimination" };
+
+function offerStakes(p) {
+  if (p.stakes === "joker") return h("p", { class: "offer-stakes" }, jokersEl(p), ` il reste ${plural(p.jokers, "joker")} à ${p.name}`);
+  const { fr, en } = sentence("existentiel.no_joker_left", { name: p.name });
+  return h("p", { class: "offer-stakes" }, jokersEl(p), " ", fr, h("small", { class: "en", lang: "en" }, en));
+}
+
+// Accepting the death adventure means leaving the game: it asks for a confirmation first.
+function confirmDeath(p, n, accept, ctx) {
+  return h("div", { class: "confirm", role: "alertdialog", "aria-label": "Confirmer le départ" },
+    h("p", {}, h("strong", {}, `${p.name} quitte le jeu en acceptant la ${n} ?`)),
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "primary", "data-action": "confirm-accept", onclick: () => {
+        draft.confirmDeath = null;
+        record(ctx, accept);
+      } }, `Oui, accepter la ${n}`),
+      h("button", { type: "button", class: "secondary", "data-action": "cancel-accept",
+        onclick: () => { draft.confirmDeath = null; ctx.render(); } }, "Non")));
+}
+
+function offerPanel(state, p, { accept, refuse }, ctx) {
   const n = p.offered;
-  const confirming = draft.confirm29 === p.id;
-  const refuseLabel = p.jokers > 0 ? "Refuser (−1 joker)" : "Refuser = élimination";
+  const death = n === state.death;
+  const acceptButton = accept && h("button", { type: "button", class: "good", "data-action": "accept", onclick: () => {
+    if (death) {
+      draft.confirmDeath = p.id;
+      ctx.render();
+    } else {
+      record(ctx, accept);
+    }
+  } }, death ? "Accepter (quitte le jeu)" : "Accepter");
+  const refuseButton = refuse && h("button", { type: "button", class: "danger", "data-action": "refuse", onclick: () =>
+    sendCosting(ctx, p, refuse, {}, "existentiel.refused_with_joker", n) }, REFUSE_LABEL[p.stakes]);
   return h("div", { class: `offer${p.must_accept ? " must" : ""}`, "data-offer": n },
     h("p", { class: "offer-title" }, "Aventure proposée ", adventureEl(state, n, "adventure big")),
-    h("p", { class: "offer-stakes" }, jokersEl(p), " ",
-      p.jokers > 0 ? `il reste ${plural(p.jokers, "joker")} à ${p.name}` : `${p.name} n'a plus de joker : refuser, c'est être éliminé·e.`),
-    p.must_accept ? h("p", { class: "rule", "data-rule": "must_accept" },
-      `${p.name} retombe sur l'aventure ${n}, déjà refusée : contraint·e de l'accepter, sous peine de perdre un joker.`,
-      h("small", { class: "en", lang: "en" }, `${p.name} lands again on adventure ${n}, refused before: accept it or lose a joker.`)) : null,
-    n === DEATH ? h("p", { class: "rule danger-text", "data-rule": "death" },
-      "L'aventure 29 ne se vit qu'à la mort : l'accepter, c'est quitter le jeu.",
-      h("small", { class: "en", lang: "en" }, "Adventure 29 is only lived at death: accepting it means leaving the game.")) : null,
-    confirming
-      ? h("div", { class: "confirm", role: "alertdialog", "aria-label": "Confirmer le départ" },
-        h("p", {}, h("strong", {}, `${p.name} quitte le jeu en acceptant la 29 ?`)),
-        h("div", { class: "actions" },
-          h("button", { type: "button", class: "primary", "data-action": "confirm-accept", onclick: async () => {
-            draft.confirm29 = null;
-            await ctx.send("accept", { player: p.id });
-          } }, "Oui, accepter la 29"),
-          h("button", { type: "button", class: "secondary", "data-action": "cancel-accept", onclick: () => { draft.confirm29 = null; ctx.render(); } }, "Non")))
-      : h("div", { class: "actions" },
-        h("button", { type: "button", class: "good", "data-action": "accept", onclick: () => {
-          if (n === DEATH) { draft.confirm29 = p.id; ctx.render(); return; }
-          ctx.send("accept", { player: p.id });
-        } }, n === DEATH ? "Accepter (quitte le jeu)" : "Accepter"),
-        h("button", { type: "button", class: "danger", "data-action": "refuse", onclick: async () => {
-          const jokers = p.jokers;
-          if (!(await ctx.send("refuse", { player: p.id }))) return;
-          if (jokers > 0) {
-            toast({
-              fr: `${p.name} refuse l'aventure ${n} : un joker de moins (reste ${jokers - 1}). Il faut relancer le dé ; le résultat s'ajoute à ${n}.`,
-              en: `${p.name} refuses adventure ${n}: one joker less (${jokers - 1} left). Roll again; the roll is added to ${n}.`,
-            }, "info");
-          } else {
-            toast(sentence("existentiel.eliminated_refused"), "info");
-          }
-        } }, refuseLabel)));
+    offerStakes(p),
+    p.must_accept ? said("p", { class: "rule", "data-rule": "must_accept" }, "existentiel.must_accept", { name: p.name, adventure: n }) : null,
+    death ? said("p", { class: "rule danger-text", "data-rule": "death" }, "existentiel.death_offer") : null,
+    draft.confirmDeath === p.id ? confirmDeath(p, n, accept, ctx) : h("div", { class: "actions" }, acceptButton, refuseButton));
 }
 
-function validatePanel(state, p, ctx) {
-  const failLabel = p.jokers > 0 ? "Ratée (−1 joker)" : "Ratée = élimination";
+function validatePanel(state, p, action, ctx) {
+  const n = p.current;
   return h("div", { class: "validate" },
-    h("p", { class: "offer-title" }, "Au rendez-vous, ", p.name, " raconte ", adventureEl(state, p.current, "adventure big")),
+    h("p", { class: "offer-title" }, "Au rendez-vous, ", p.name, " raconte ", adventureEl(state, n, "adventure big")),
     h("div", { class: "actions" },
-      h("button", { type: "button", class: "good", "data-action": "success", onclick: () => ctx.send("validate", { player: p.id, success: true }) },
+      h("button", { type: "button", class: "good", "data-action": "success", onclick: () => record(ctx, action, { success: true }) },
         "Réussie ✓"),
-      h("button", { type: "button", class: "danger", "data-action": "failure", onclick: async () => {
-        const jokers = p.jokers;
-        if (!(await ctx.send("validate", { player: p.id, success: false }))) return;
-        toast(jokers > 0
-          ? { fr: `Aventure ${p.current} non réalisée : ${p.name} perd un joker (reste ${jokers - 1}).`,
-            en: `Adventure ${p.current} not lived: ${p.name} loses a joker (${jokers - 1} left).` }
-          : sentence("existentiel.eliminated_failed"), "info");
-      } }, failLabel)));
+      h("button", { type: "button", class: "danger", "data-action": "failure", onclick: () =>
+        sendCosting(ctx, p, action, { success: false }, "existentiel.failed_with_joker", n) }, FAIL_LABEL[p.stakes])));
 }
 
-function rendezvousEditor(state, ctx) {
+function rendezvousEditor(state, action, ctx) {
   const rdv = state.rendezvous;
   const at = draft.at ?? rdv?.at ?? "";
   const place = draft.place ?? rdv?.place ?? "";
-  const urgent = state.notes.includes("existentiel.set_rendezvous");
+  const urgent = hasNote(state, "existentiel.set_rendezvous");
   return h("section", { class: `card rendezvous${urgent ? " urgent" : ""}`, id: "rendezvous-editor" },
     h("h2", {}, "📅 Rendez-vous ", h("small", { lang: "en" }, "Next meeting")),
     rendezvousText(state),
     h("form", { id: "schedule", class: "stack", onsubmit: async (event) => {
       event.preventDefault();
       const form = event.target;
-      const params = { at: form.elements.at.value };
+      const supplied = { at: form.elements.at.value };
       const typed = form.elements.place.value.trim();
-      if (typed) params.place = typed;
-      if (await ctx.send("schedule", params)) { draft.at = null; draft.place = null; ctx.render(); }
+      if (typed) supplied.place = typed;
+      if (await record(ctx, action, supplied)) { draft.at = null; draft.place = null; ctx.render(); }
     } },
     h("label", { class: "field" }, "Date et heure ", h("small", { lang: "en" }, "date and time"),
       h("input", { type: "datetime-local", name: "at", id: "rdv-at", required: true, value: at, "data-keep": "rdv-at",
@@ -374,15 +441,15 @@ function rendezvousEditor(state, ctx) {
     h("button", { type: "submit", class: "primary", "data-action": "schedule" }, rdv ? "Déplacer le rendez-vous" : "Fixer le rendez-vous")));
 }
 
-function addPlayerForm(ctx) {
+function addPlayerForm(action, ctx) {
   return h("section", { class: "card", id: "add-player" },
     h("h2", {}, "Nouvel·le aventurier·ère ", h("small", { lang: "en" }, "Add a player")),
-    h("p", { class: "hint" }, "On rejoint la partie pendant l'attribution des aventures ; le premier dé s'ajoute au mois de naissance."),
+    said("p", { class: "hint" }, "existentiel.newcomer"),
     h("form", { class: "row", id: "add-player-form", onsubmit: async (event) => {
       event.preventDefault();
       const name = event.target.elements.name.value.trim();
       const month = Number(event.target.elements.birth_month.value);
-      if (await ctx.send("add_player", { name, birth_month: month })) { draft.name = ""; draft.month = "1"; ctx.render(); }
+      if (await record(ctx, action, { name, birth_month: month })) { draft.name = ""; draft.month = "1"; ctx.render(); }
     } },
     h("input", { name: "name", id: "new-player-name", placeholder: "Nom", maxlength: 40, required: true, value: draft.name,
       "aria-label": "Nom du·de la nouvel·le joueur·euse", "data-keep": "new-player-name", oninput: (e) => { draft.name = e.target.value; } }),
@@ -392,56 +459,76 @@ function addPlayerForm(ctx) {
     h("button", { type: "submit", "data-action": "add-player" }, "Ajouter")));
 }
 
-function titlesEditor(state, ctx) {
-  const rows = [];
-  for (let n = 1; n <= ADVENTURES; n++) {
-    const value = draft.titles[n] ?? state.titles[n - 1];
-    const changed = draft.titles[n] !== undefined && draft.titles[n].trim() !== state.titles[n - 1];
-    rows.push(h("form", { class: "title-row", "data-title-row": n, onsubmit: async (event) => {
-      event.preventDefault();
-      if (await ctx.send("set_title", { adventure: n, title: event.target.elements.title.value })) {
-        delete draft.titles[n];
-        ctx.render();
-      }
-    } },
-    h("label", { class: "title-number", for: `title-${n}` }, `n° ${n}`),
-    h("input", { name: "title", id: `title-${n}`, value, maxlength: 80, "data-keep": `title-${n}`,
-      oninput: (e) => {
-        draft.titles[n] = e.target.value;
-        e.target.form.querySelector("button").disabled = e.target.value.trim() === state.titles[n - 1];
-      } }),
-    h("button", { type: "submit", "data-action": "set-title", "data-adventure": n, disabled: !changed, "aria-label": `Enregistrer le titre de l'aventure ${n}` }, "OK")));
-  }
+function titleRow(state, n, action, ctx) {
+  const saved = state.titles[n - 1];
+  const value = draft.titles[n] ?? saved;
+  const changed = draft.titles[n] !== undefined && draft.titles[n].trim() !== saved;
+  return h("form", { class: "title-row", "data-title-row": n, onsubmit: async (event) => {
+    event.preventDefault();
+    if (await record(ctx, action, { adventure: n, title: event.target.elements.title.value })) {
+      delete draft.titles[n];
+      ctx.render();
+    }
+  } },
+  h("label", { class: "title-number", for: `title-${n}` }, `n° ${n}`),
+  h("input", { name: "title", id: `title-${n}`, value, maxlength: 80, "data-keep": `title-${n}`,
+    oninput: (e) => {
+      draft.titles[n] = e.target.value;
+      e.target.form.querySelector("button").disabled = e.target.value.trim() === saved;
+    } }),
+  h("button", { type: "submit", "data-action": "set-title", "data-adventure": n, disabled: !changed, "aria-label": `Enregistrer le titre de l'aventure ${n}` }, "OK"));
+}
+
+function titlesEditor(state, action, ctx) {
+  const { fr, en } = sentence("existentiel.death_offer");
   return h("details", { class: "card", id: "titles", open: draft.titlesOpen || null, ontoggle: (e) => { draft.titlesOpen = e.target.open; } },
     h("summary", {}, "Titres des aventures ", h("small", { lang: "en" }, "Adventure titles")),
-    h("p", { class: "hint" }, "Les 29 aventures de la table. La 29 ne se vit qu'à la mort."),
-    rows);
+    h("p", { class: "hint" }, `Les ${state.titles.length} aventures de la table. ${fr}`, h("small", { class: "en", lang: "en" }, en)),
+    numbers(state).map((n) => titleRow(state, n, action, ctx)));
 }
 
 // --- table view --------------------------------------------------------------------------------------
+
+function viewPlayer(state, p, code) {
+  return h("div", { class: `player${p.status !== "playing" ? " is-out" : ""}`, "data-player": p.id },
+    h("div", { class: "player-head" },
+      h("a", { class: "player-name", href: `/t/${code}/p/${p.id}` }, p.name),
+      statusPills(p), jokersEl(p)),
+    nowLine(state, p),
+    reasonEl(p),
+    track(state, p));
+}
 
 export function view(root, state, { code }) {
   if (unchanged(root, "view", state, code)) return;
   const players = byId(state);
   fill(root,
-    outcomeCard(state, players),
+    outcomeCard(state),
     state.over ? null : phaseBanner(state, players),
     state.over ? null : rendezvousCard(state, code),
     h("section", { class: "card" },
       h("h2", {}, "Aventurier·ères ", h("small", { lang: "en" }, "Players")),
-      h("div", { class: "players" }, state.players.map((p) =>
-        h("div", { class: `player${p.status !== "playing" ? " is-out" : ""}`, "data-player": p.id },
-          h("div", { class: "player-head" },
-            h("a", { class: "player-name", href: `/t/${code}/p/${p.id}` }, p.name),
-            statusPills(p), jokersEl(p)),
-          nowLine(state, p),
-          reasonEl(p),
-          track(state, p)))),
+      h("div", { class: "players" }, state.players.map((p) => viewPlayer(state, p, code))),
       legend()),
   );
 }
 
 // --- one player's own page ---------------------------------------------------------------------------
+
+function atDeath() {
+  const { fr, en } = sentence("existentiel.lived_at_death");
+  return h("small", { title: en }, " — ", fr);
+}
+
+function adventureRow(state, p, n) {
+  const s = squareState(p, n);
+  return h("li", { class: `adventure-row sq-row-${s}`, "data-square": n, "data-state": s },
+    h("span", { class: `square sq-${s}`, "aria-hidden": "true" }, n),
+    h("span", { class: "adventure-title" }, state.titles[n - 1],
+      n === state.death ? atDeath() : null),
+    h("span", { class: `state-label st-${s}` }, s === "none" ? "—" : SQUARE_WORDS[s][0],
+      refusedBefore(p, n, s) ? h("small", { class: "also-refused" }, " (refusée avant)") : null));
+}
 
 export function player(root, state, { code, player: id }) {
   if (unchanged(root, "player", state, code, id)) return;
@@ -451,16 +538,7 @@ export function player(root, state, { code, player: id }) {
     return;
   }
   const completed = p.completed.length;
-  const rows = [];
-  for (let n = 1; n <= ADVENTURES; n++) {
-    const s = squareState(p, n);
-    rows.push(h("li", { class: `adventure-row sq-row-${s}`, "data-square": n, "data-state": s },
-      h("span", { class: `square sq-${s}`, "aria-hidden": "true" }, n),
-      h("span", { class: "adventure-title" }, state.titles[n - 1],
-        n === DEATH ? h("small", {}, " — vécue seulement à la mort") : null),
-      h("span", { class: `state-label st-${s}` }, s === "none" ? "—" : SQUARE_WORDS[s][0],
-        s !== "refused" && p.refused.includes(n) ? h("small", { class: "also-refused" }, " (refusée avant)") : null)));
-  }
+  const count = state.titles.length;
   fill(root,
     h("p", {}, h("a", { href: `/t/${code}`, id: "back-to-table", class: "button secondary" }, "← La table ", h("small", { lang: "en" }, "back to the table"))),
     h("section", { class: `card player-page${p.status !== "playing" ? " is-out" : ""}`, "data-player": p.id },
@@ -468,14 +546,14 @@ export function player(root, state, { code, player: id }) {
       h("dl", { class: "facts" },
         h("div", {}, h("dt", {}, "Jokers"), h("dd", {}, jokersEl(p))),
         h("div", {}, h("dt", {}, "Score"), h("dd", { "data-score": p.score ?? "" }, p.score ?? "—")),
-        h("div", {}, h("dt", {}, "Réalisées"), h("dd", { "data-completed": completed }, `${completed} / 28`)),
+        h("div", {}, h("dt", {}, "Réalisées"), h("dd", { "data-completed": completed }, `${completed} / ${state.petit_chelem}`)),
         h("div", {}, h("dt", {}, "Né·e en"), h("dd", {}, MONTHS[p.birth_month - 1]))),
       nowLine(state, p),
       reasonEl(p),
-      p.title === "maitre" ? bilingual("existentiel.petit_chelem") : null),
+      p.title === "maitre" ? noteEl({ code: "existentiel.petit_chelem", params: {} }) : null),
     state.rendezvous && !state.over ? rendezvousCard(state, code) : null,
     h("section", { class: "card" },
-      h("h2", {}, "Les 29 aventures ", h("small", { lang: "en" }, "The 29 adventures")),
-      h("ol", { class: "adventure-list", id: "adventures" }, rows)),
+      h("h2", {}, `Les ${count} aventures `, h("small", { lang: "en" }, `The ${count} adventures`)),
+      h("ol", { class: "adventure-list", id: "adventures" }, numbers(state).map((n) => adventureRow(state, p, n)))),
   );
 }

@@ -1,24 +1,60 @@
 // Il Morto: the referee's panel (lives, touches, speaking to the dead, the reveal, the swap helper)
 // and the table view (who is dead, in large type; lives as hearts; dealer and who plays first).
+// Drawn from the engine's view alone: buttons from state.actions, rule sentences from the catalogue.
 import { byId, fill, h, hearts } from "../ui.js";
+import { sentence } from "../messages.js";
 
-export const RANKS = [
-  [1, "A", "Asso"], [2, "2", "2"], [3, "3", "3"], [4, "4", "4"], [5, "5", "5"],
-  [6, "6", "6"], [7, "7", "7"], [8, "F", "Fante"], [9, "C", "Cavallo"], [10, "R", "Re"],
-];
+// What the referee has tapped but not yet sent; kept across redraws, cleared when the round changes.
+const draft = { round: null, cards: {}, faceUp: {}, speaker: null, swapOpen: false };
 
-// What the referee has tapped but not yet sent; kept across redraws.
-const draft = { cards: {}, speaker: null, faceUp: {}, swap: null, round: null };
+// The engine's latest answer to each check, with the question (state and params) it answers.
+const answers = {};
 
 function resetDraftOnNewRound(state) {
   const key = `${state.round}/${state.dealer}/${state.play_order.join(",")}`;
   if (draft.round !== key) {
-    draft.round = key;
-    draft.cards = {};
-    draft.faceUp = {};
-    draft.swap = null;
-    draft.speaker = null;
+    Object.assign(draft, { round: key, cards: {}, faceUp: {}, speaker: null });
   }
+}
+
+// The engine's answer about the table as it is now: undefined while it is being asked (a redraw
+// follows), null if the check failed (not asked again until the state or the params change).
+function answerTo(ctx, state, name, params) {
+  const question = JSON.stringify([state, params]);
+  if (answers[name]?.question === question) return answers[name].answer;
+  answers[name] = { question, answer: undefined };
+  ctx.check(name, params).catch(() => null).then((answer) => {
+    if (answers[name].question !== question) return; // the table or the draft moved on meanwhile
+    answers[name].answer = answer;
+    ctx.render();
+  });
+  return undefined;
+}
+
+function actionsOf(state, type) {
+  return state.actions.filter((action) => action.type === type);
+}
+
+// Records an action as the engine listed it, plus what the table supplies (the cards).
+function record(ctx, { type, ...fixed }, supplied = {}) {
+  return ctx.send(type, { ...fixed, ...supplied });
+}
+
+function rankName(state, rank) {
+  return state.ranks.find((r) => r.rank === rank).name;
+}
+
+// A rank's face on its button: the number, or the initial of its name (A, F, C, R).
+function rankFace(name) {
+  return /^\d+$/.test(name) ? name : name[0];
+}
+
+function names(players, ids) {
+  return ids.map((id) => players[id].name).join(", ");
+}
+
+function bilingual(tag, attrs, { fr, en }) {
+  return h(tag, attrs, fr, h("div", { class: "muted", lang: "en" }, en));
 }
 
 function statusLine(state, players) {
@@ -29,13 +65,10 @@ function statusLine(state, players) {
     state.plays_first && h("span", {}, "Joue en premier : ", h("strong", { "data-first": state.plays_first }, players[state.plays_first].name)));
 }
 
-function winnerBanner(state, players) {
-  if (!state.over) return null;
-  const names = state.winners.map((id) => players[id].name).join(" et ");
-  return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
-    state.winners.length > 1 ? `🏆 Victoire partagée : ${names}` : state.winners.length ? `🏆 ${names} gagne !` : "Personne ne gagne",
-    h("div", { class: "muted", lang: "en" }, state.winners.length > 1
-      ? `Shared win: ${state.winners.map((id) => players[id].name).join(" and ")}` : `${names} wins!`));
+function winnerBanner(state) {
+  if (!state.outcome) return null;
+  const { fr, en } = sentence(state.outcome.reason, state.outcome.params);
+  return bilingual("section", { class: "card winner", "data-winners": state.winners.join(",") }, { fr: `🏆 ${fr}`, en });
 }
 
 function pills(state, p) {
@@ -47,106 +80,119 @@ function pills(state, p) {
   ];
 }
 
+function playerHead(state, p) {
+  return h("div", { class: "player-head" }, h("span", { class: "player-name" }, p.name), pills(state, p), hearts(p.lives, state.lives));
+}
+
 // --- referee ---------------------------------------------------------------------------------
 
 export function referee(root, state, ctx) {
   const players = byId(state);
   resetDraftOnNewRound(state);
   const dead = state.players.filter((p) => !p.alive);
+  const reveal = actionsOf(state, "reveal")[0];
   // In the order a round happens: touches before the knock, the swaps, then the reveal.
   fill(root,
-    winnerBanner(state, players),
+    winnerBanner(state),
     state.over ? h("p", { class: "hint center" }, "Partie terminée. « Annuler » rejoue le dernier tour si la table le préfère.") : null,
     state.over ? null : h("section", { class: "card" }, statusLine(state, players),
       dead.length ? h("p", { class: "muted" }, "☠ Mort·es : ", h("strong", {}, dead.map((p) => p.name).join(", "))) : null),
-    playersCard(state, players, ctx, dead),
+    playersCard(state, players, ctx),
     state.over ? null : swapHelper(state, players, ctx),
-    state.over ? null : revealSheet(state, players, ctx),
+    reveal ? revealSheet(state, players, ctx, reveal) : null,
   );
 }
 
-function revealSheet(state, players, ctx) {
-  const order = state.play_order;
-  const chosen = order.filter((id) => draft.cards[id] !== undefined);
-  const complete = chosen.length === order.length;
-  const lowest = complete ? Math.min(...order.map((id) => draft.cards[id])) : null;
-  const rows = order.map((id) => {
-    const p = players[id];
-    return h("div", { class: `reveal-row${complete && draft.cards[id] === lowest ? " loses" : ""}`, "data-reveal": id },
-      h("span", { class: "player-name" }, p.name), p.dealer ? h("span", { class: "pill dealer" }, "dealer") : null,
-      h("div", { class: "ranks", role: "group", "aria-label": `Carte de ${p.name}` },
-        RANKS.map(([rank, label, name]) => h("button", {
-          type: "button", "data-rank": rank, "aria-label": `${name} pour ${p.name}`,
-          "aria-pressed": draft.cards[id] === rank ? "true" : "false",
-          onclick: () => { draft.cards[id] = rank; ctx.render(); },
-        }, label))));
-  });
-  return h("section", { class: "card sheet" },
-    h("h2", {}, "Révélation ", h("small", {}, `Reveal — ${chosen.length}/${order.length}`)),
-    h("p", { class: "hint" }, "Une carte par joueur·euse servi·e, puis validez : la plus petite perd une vie."),
-    rows,
-    h("div", { class: "row", style: "margin-top:.8rem" },
-      h("button", { type: "button", class: "primary", id: "confirm-reveal", disabled: !complete, onclick: async () => {
-        const cards = Object.fromEntries(order.map((id) => [id, draft.cards[id]]));
-        await ctx.send("reveal", { cards }); // the next round clears the draft; a refusal keeps it to correct
-      } }, complete ? confirmLabel(order.filter((id) => draft.cards[id] === lowest).map((id) => players[id].name)) : "Valider la révélation"),
-      chosen.length ? h("button", { type: "button", class: "secondary", onclick: () => { draft.cards = {}; ctx.render(); } }, "Effacer") : null));
-}
-
-function confirmLabel(losers) {
-  return `Valider — ${losers.join(", ")} ${losers.length > 1 ? "perdent" : "perd"} une vie`;
-}
-
-function playersCard(state, players, ctx, dead) {
+function playersCard(state, players, ctx) {
   return h("section", { class: "card" },
     h("h2", {}, "Joueur·euses ", h("small", {}, "Players")),
     h("div", { class: "players" }, state.players.map((p) => {
-      const canAct = !state.over && p.alive && !p.dealer;
-      const speaking = draft.speaker === p.id;
+      const touch = actionsOf(state, "touched_early").find((action) => action.player === p.id);
+      const speeches = actionsOf(state, "spoke_to_dead").filter((action) => action.living === p.id);
+      const speaking = draft.speaker === p.id && speeches.length > 0;
       return h("div", { class: `player${p.alive ? "" : " is-dead"}`, "data-player": p.id },
-        h("div", { class: "player-head" }, h("span", { class: "player-name" }, p.name), pills(state, p), hearts(p.lives, state.lives)),
-        canAct ? h("div", { class: "actions" },
-          p.dealt ? h("button", { type: "button", "data-action": "touched_early", onclick: () => ctx.send("touched_early", { player: p.id }) },
+        playerHead(state, p),
+        touch || speeches.length ? h("div", { class: "actions" },
+          touch ? h("button", { type: "button", "data-action": "touched_early", onclick: () => record(ctx, touch) },
             "✋ Touché avant le toc") : null,
-          dead.length ? h("button", { type: "button", "data-action": "spoke", "aria-pressed": speaking ? "true" : "false",
+          speeches.length ? h("button", { type: "button", "data-action": "spoke", "aria-pressed": speaking ? "true" : "false",
             onclick: () => { draft.speaker = speaking ? null : p.id; ctx.render(); } }, "🗣 A parlé à un·e mort·e") : null) : null,
-        speaking ? h("div", { class: "picker", "data-picker": p.id },
-          h("span", { class: "hint" }, `${p.name} a parlé à… (donne une vie)`),
-          dead.map((d) => h("button", { type: "button", "data-dead": d.id, onclick: async () => {
-            draft.speaker = null;
-            await ctx.send("spoke_to_dead", { living: p.id, dead: d.id });
-          } }, `☠ ${d.name}`)),
-          h("button", { type: "button", class: "secondary", onclick: () => { draft.speaker = null; ctx.render(); } }, "Annuler")) : null);
+        speaking ? speakPicker(p, speeches, players, ctx) : null);
     })));
 }
 
+// The dead this living player may have spoken to, as the engine lists them.
+function speakPicker(p, speeches, players, ctx) {
+  return h("div", { class: "picker", "data-picker": p.id },
+    h("span", { class: "hint" }, sentence("morto.spoke.picker", { name: p.name }).fr),
+    speeches.map((action) => h("button", { type: "button", "data-dead": action.dead, onclick: async () => {
+      draft.speaker = null;
+      await record(ctx, action);
+    } }, `☠ ${players[action.dead].name}`)),
+    h("button", { type: "button", class: "secondary", onclick: () => { draft.speaker = null; ctx.render(); } }, "Annuler"));
+}
+
+function revealSheet(state, players, ctx, action) {
+  const order = state.play_order;
+  const answer = answerTo(ctx, state, "reveal", { cards: draft.cards });
+  const losers = answer?.ok ? order.filter((id) => answer.losers.includes(id)) : [];
+  const tapped = order.filter((id) => draft.cards[id] !== undefined).length;
+  const rows = order.map((id) => h("div", { class: `reveal-row${losers.includes(id) ? " loses" : ""}`, "data-reveal": id },
+    h("span", { class: "player-name" }, players[id].name), players[id].dealer ? h("span", { class: "pill dealer" }, "dealer") : null,
+    rankButtons(state, players[id], ctx)));
+  // A failed check (no engine, no network) leaves the judging to the server.
+  const ready = answer === null || Boolean(answer?.complete);
+  return h("section", { class: "card sheet" },
+    h("h2", {}, "Révélation ", h("small", {}, `Reveal — ${tapped}/${order.length}`)),
+    bilingual("div", { class: "hint" }, sentence("morto.reveal.hint")),
+    rows,
+    answer?.complete && answer.refusal ? bilingual("div", { class: "error" }, answer.refusal.messages) : null,
+    h("div", { class: "row", style: "margin-top:.8rem" },
+      h("button", { type: "button", class: "primary", id: "confirm-reveal", disabled: !ready,
+        // The next round clears the draft; a refusal keeps it, to correct one card.
+        onclick: () => record(ctx, action, { cards: draft.cards }) }, confirmLabel(players, losers)),
+      tapped ? h("button", { type: "button", class: "secondary", onclick: () => { draft.cards = {}; ctx.render(); } }, "Effacer") : null));
+}
+
+function rankButtons(state, p, ctx) {
+  return h("div", { class: "ranks", role: "group", "aria-label": `Carte de ${p.name}` },
+    state.ranks.map(({ rank, name }) => h("button", {
+      type: "button", "data-rank": rank, "aria-label": `${name} pour ${p.name}`,
+      "aria-pressed": draft.cards[p.id] === rank ? "true" : "false",
+      onclick: () => { draft.cards[p.id] = rank; ctx.render(); },
+    }, rankFace(name))));
+}
+
+function confirmLabel(players, losers) {
+  if (!losers.length) return "Valider la révélation";
+  const code = losers.length > 1 ? "morto.reveal.several_lose" : "morto.reveal.one_loses";
+  return `Valider — ${sentence(code, { names: names(players, losers) }).fr}`;
+}
+
 function swapHelper(state, players, ctx) {
-  const answers = Object.fromEntries((draft.swap || []).map((a) => [a.player, a]));
-  const ask = async () => {
-    try {
-      draft.swap = (await ctx.check("swap", { face_up: draft.faceUp })).turns;
-    } catch (err) {
-      draft.swap = []; // not null: a failed check must not be asked again on every redraw
-    }
-    ctx.render();
-  };
-  if (draft.swap === null) queueMicrotask(ask);
+  const answer = answerTo(ctx, state, "swap", { face_up: draft.faceUp });
+  const turns = Object.fromEntries((answer?.turns || []).map((turn) => [turn.player, turn]));
   return h("details", { class: "card", id: "swap-helper", open: draft.swapOpen || null,
     ontoggle: (e) => { draft.swapOpen = e.target.open; } },
     h("summary", {}, "Aide à l'échange ", h("small", {}, "Swap helper")),
     h("p", { class: "hint" }, "Indiquez les cartes posées face visible ; chacun·e voit ce qu'il·elle peut faire à son tour."),
-    state.play_order.map((id) => {
-      const answer = answers[id];
-      return h("div", { class: "reveal-row", "data-swap": id },
-        h("div", { class: "row" }, h("span", { class: "player-name" }, players[id].name),
-          h("span", { class: "segmented", role: "group" },
-            [[null, "—"], [9, "Cavallo"], [10, "Re"]].map(([rank, label]) => h("button", {
-              type: "button", "data-face-up": rank ?? "none",
-              "aria-pressed": (draft.faceUp[id] ?? null) === rank ? "true" : "false",
-              onclick: () => { if (rank) draft.faceUp[id] = rank; else delete draft.faceUp[id]; ask(); },
-            }, label)))),
-        answer ? h("div", { class: `swap-answer${answer.may_swap ? " yes" : ""}` }, answer.message) : null);
-    }));
+    state.play_order.map((id) => h("div", { class: "reveal-row", "data-swap": id },
+      h("div", { class: "row" }, h("span", { class: "player-name" }, players[id].name), faceUpButtons(state, id, ctx)),
+      turns[id] ? h("div", { class: `swap-answer${turns[id].may_swap ? " yes" : ""}` }, turns[id].message) : null)));
+}
+
+function faceUpButtons(state, id, ctx) {
+  const choices = [[null, "—"], ...state.face_up_ranks.map((rank) => [rank, rankName(state, rank)])];
+  return h("span", { class: "segmented", role: "group" },
+    choices.map(([rank, label]) => h("button", {
+      type: "button", "data-face-up": rank ?? "none",
+      "aria-pressed": (draft.faceUp[id] ?? null) === rank ? "true" : "false",
+      onclick: () => {
+        if (rank) draft.faceUp[id] = rank;
+        else delete draft.faceUp[id];
+        ctx.render();
+      },
+    }, label)));
 }
 
 // --- table view --------------------------------------------------------------------------------
@@ -154,15 +200,15 @@ function swapHelper(state, players, ctx) {
 export function view(root, state) {
   const players = byId(state);
   const dead = state.players.filter((p) => !p.alive);
+  const warning = sentence("morto.dead.warning");
   fill(root,
-    winnerBanner(state, players),
+    winnerBanner(state),
     dead.length && !state.over ? h("section", { class: "dead-banner", id: "dead" },
-      h("h2", {}, "☠ Mort·es — ne leur parlez pas !"),
+      h("h2", {}, `☠ ${warning.fr}`),
       h("div", { class: "dead-names" }, dead.map((p) => h("span", { "data-dead": p.id }, p.name))),
-      h("div", { class: "muted", lang: "en" }, "The dead — do not speak to them!")) : null,
+      h("div", { class: "muted", lang: "en" }, warning.en)) : null,
     !state.over ? h("section", { class: "card" }, statusLine(state, players)) : null,
     h("section", { class: "card" }, h("div", { class: "players" }, state.players.map((p) =>
-      h("div", { class: `player${p.alive ? "" : " is-dead"}`, "data-player": p.id },
-        h("div", { class: "player-head" }, h("span", { class: "player-name" }, p.name), pills(state, p), hearts(p.lives, state.lives)))))),
+      h("div", { class: `player${p.alive ? "" : " is-dead"}`, "data-player": p.id }, playerHead(state, p))))),
   );
 }

@@ -1,4 +1,4 @@
-"""The engine's JSON edge for the browser: one call in, one JSON answer out (used in a Web Worker via Pyodide).
+"""The engine's JSON edge for the browser: one call in, one JSON answer out (in a Web Worker, via Pyodide).
 
 The referee's phone holds the server's log (the events in effect, as last acknowledged) and its
 outbox (taps not yet acknowledged: events and undos, in order). `project` replays both and says,
@@ -9,20 +9,19 @@ swap helper, GJDLV's "qui a raison ?") can run on it offline.
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
-import zlib
 
 from engine import core
 from engine.core import RuleError
-from engine.messages import worded
+from engine.messages import refusal, worded
+from worker.qr import qr, snapshot_qr
 
 _last: dict = {}  # {"game": id, "state": internal state} of the latest projection
 
 
 def _error(error: RuleError) -> dict:
-    return error.as_dict("fr")
+    return refusal(error.code, error.params)
 
 
 def project(request: dict) -> dict:
@@ -55,48 +54,11 @@ def project(request: dict) -> dict:
 
 def check(request: dict) -> dict:
     """A game's pure check on the last projected state, shaped like the API's answer."""
-    module = core.game(_last["game"])
-    checks = getattr(module, "CHECKS", {})
-    name = request["name"]
-    if name not in checks:
-        return {"error": {"code": "unknown_check", "params": {"check": name}}}
     try:
-        return {"answer": worded(checks[name](_last["state"], request.get("params") or {}))}
+        answer = core.check(_last["game"], _last["state"], request.get("name"), request.get("params"))
     except RuleError as error:
         return {"error": _error(error)}
-
-
-def snapshot_fragment(view: dict) -> str:
-    """A table view packed for a URL fragment: compact JSON, deflated, base64url without padding."""
-    raw = json.dumps(view, separators=(",", ":"), ensure_ascii=False).encode()
-    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
-
-
-def snapshot_view(fragment: str) -> dict:
-    """The inverse of `snapshot_fragment`."""
-    padded = fragment + "=" * (-len(fragment) % 4)
-    return json.loads(zlib.decompress(base64.urlsafe_b64decode(padded)))
-
-
-def qr(request: dict) -> dict:
-    """A QR code (SVG) of ``text``, drawn on the phone: for URLs the server must never see or may not reach."""
-    import qrcode  # bundled for the browser with the engine; imported late: only QR codes need it
-    import qrcode.image.svg
-
-    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_L, border=2,
-                         image_factory=qrcode.image.svg.SvgPathFillImage)
-    code.add_data(request["text"])
-    try:
-        code.make(fit=True)
-    except qrcode.exceptions.DataOverflowError:
-        return {"svg": None, "error": {"code": "qr_too_large", "params": {"length": len(request["text"])}}}
-    return {"svg": code.make_image().to_string(encoding="unicode")}
-
-
-def snapshot_qr(request: dict) -> dict:
-    """The snapshot URL for ``view`` and its QR code, made on the phone with no server."""
-    url = request["base"] + "#" + snapshot_fragment(request["view"])
-    return {"url": url, **qr({"text": url})}
+    return {"answer": worded(answer)}
 
 
 def warm(_request: dict) -> dict:

@@ -1,0 +1,318 @@
+"""The shared engine (RULES.md §0): refusals say exactly what is wrong, and every client words them alike.
+
+Each game's tests check *that* an event is refused and with which code. These check *what the
+refusal says*: its params, from which the French and English sentences are built (a wrong name or
+bound would still pass a code-only test, and the referee would read "None is dead"), the envelope
+every view shares, the one way checks are asked, and the message catalogue the clients word with.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import core, existentiel, gjdlv, messages, morto
+from engine.core import IllegalEvent, InvalidEvent, RuleError
+from engine.messages import refusal, text, worded
+
+GAMES = ["existentiel", "gjdlv", "morto"]
+PLAYERS = {
+    "morto": ["Ada", "Bruno", "Chiara"],
+    "existentiel": [{"name": "Ada", "birth_month": 3}],
+    "gjdlv": ["Ada", "Bruno", "Chiara"],
+}
+
+
+def refused(call, *args) -> RuleError:
+    with pytest.raises(RuleError) as caught:
+        call(*args)
+    return caught.value
+
+
+# --- errors -------------------------------------------------------------------------------------------
+
+
+def test_a_refusal_shows_its_code_and_params_in_tracebacks():
+    error = refused(core.setup, "morto", ["Ada"], {})
+    assert isinstance(error, InvalidEvent)
+    assert str(error) == "player_count {'count': 1, 'min': 3, 'max': 20}"
+    assert str(IllegalEvent("game_over")) == "game_over {}"
+    assert repr(error) == "InvalidEvent('player_count')"
+    assert error.args == ("player_count",)
+
+
+# --- the registry, setup and apply ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game_id", "echoed"),
+                         [("chess", "chess"), (5, 5), (None, None), ("x" * 60, "x" * 40)])
+def test_an_unknown_game_is_named_with_the_games_there_are(game_id, echoed):
+    error = refused(core.game, game_id)
+    assert error.code == "unknown_game"
+    assert error.params == {"game": echoed, "games": ["existentiel", "gjdlv", "morto"]}
+    if game_id == "chess":
+        assert text(error.code, error.params, "en") == "Unknown game “chess”."
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_no_options_means_the_default_options(game_id):
+    assert core.setup(game_id, PLAYERS[game_id], None) == core.setup(game_id, PLAYERS[game_id], {})
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_options_must_be_an_object_and_players_a_list(game_id):
+    error = refused(core.setup, game_id, PLAYERS[game_id], ["lives", 3])
+    assert (error.code, error.params) == ("bad_options", {})
+    error = refused(core.setup, game_id, {"name": "Ada"}, {})
+    assert (error.code, error.params) == ("bad_players", {})
+
+
+@pytest.mark.parametrize("module", [existentiel, gjdlv, morto])
+def test_a_game_module_refuses_players_that_are_not_a_list(module):
+    """The game interface itself is safe, not only core's front door (RULES §0: malformed input is
+    refused)."""
+    error = refused(module.setup, "Ada, Bruno, Chiara", {})
+    assert error.code == "bad_players"
+
+
+def test_the_existentiel_module_refuses_options_that_are_not_an_object():
+    error = refused(existentiel.setup, PLAYERS["existentiel"], ["titles"])
+    assert error.code == "bad_options"
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_an_unknown_event_type_is_named_with_the_types_there_are(game_id):
+    state = core.setup(game_id, PLAYERS[game_id], {})
+    events = sorted(core.game(game_id).EVENTS)
+    for event, echoed in [({"type": "knock"}, "knock"), ({"player": "p1"}, None), ({"type": 3}, 3),
+                          ({"type": ["roll"]}, "['roll']")]:
+        error = refused(core.apply, game_id, state, event)
+        assert error.code == "unknown_event"
+        assert error.params == {"type": echoed, "events": events}
+    error = refused(core.apply, game_id, state, "roll")
+    assert (error.code, error.params) == ("bad_event", {})
+
+
+def test_apply_never_changes_the_given_state():
+    state = core.setup("morto", PLAYERS["morto"], {})
+    after = core.apply("morto", state, {"type": "touched_early", "player": "p2"})
+    assert state["players"][1]["lives"] == 3
+    assert after["players"][1]["lives"] == 2
+
+
+def test_undo_replays_all_but_the_last_event():
+    events = [{"type": "touched_early", "player": "p2"}, {"type": "touched_early", "player": "p3"}]
+    back = core.undo("morto", PLAYERS["morto"], {}, events)
+    assert [p["lives"] for p in back["players"]] == [3, 2, 3]
+    error = refused(core.undo, "morto", PLAYERS["morto"], {}, [])
+    assert isinstance(error, IllegalEvent)
+    assert (error.code, error.params) == ("nothing_to_undo", {})
+
+
+# --- the view's envelope ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_envelope_of_a_game_under_way(game_id):
+    state = core.setup(game_id, PLAYERS[game_id], {})
+    view = core.view(game_id, state)
+    assert view["game"] == game_id
+    assert view["over"] is False and view["winners"] == [] and view["outcome"] is None
+    assert view["actions"] == core.game(game_id).actions(state) != []
+
+
+def test_the_envelope_of_a_finished_game():
+    events = [{"type": "touched_early", "player": "p2"}] * 3 + [{"type": "touched_early", "player": "p3"}] * 3
+    state = core.replay("morto", PLAYERS["morto"], {}, events)
+    view = core.view("morto", state)
+    assert view["over"] is True
+    assert view["winners"] == ["p1"]
+    assert view["outcome"] == {"reason": "morto.won", "params": {"names": "Ada"}}
+    assert text(view["outcome"]["reason"], view["outcome"]["params"], "en") == "Ada wins!"
+    assert view["actions"] == []
+    assert view["notes"] == []
+
+
+def test_notes_carry_their_code_and_params():
+    view = core.view("gjdlv", core.setup("gjdlv", ["Ada", "Bruno"], {}))
+    assert view["notes"] == [{"code": "gjdlv.note_player_count", "params": {"count": 2}}]
+
+
+# --- checks -----------------------------------------------------------------------------------------
+
+
+def test_an_unknown_check_is_named_with_the_checks_there_are():
+    state = core.setup("morto", PLAYERS["morto"], {})
+    for name, echoed in [("dice", "dice"), (None, None), (7, 7)]:
+        error = refused(core.check, "morto", state, name, {})
+        assert isinstance(error, InvalidEvent)
+        assert error.code == "unknown_check"
+        assert error.params == {"check": echoed, "checks": ["reveal", "swap"]}
+
+
+def test_check_params_default_to_nothing_and_must_be_an_object():
+    state = core.setup("morto", PLAYERS["morto"], {})
+    assert core.check("morto", state, "swap", None) == core.check("morto", state, "swap", {})
+    error = refused(core.check, "morto", state, "swap", ["face_up"])
+    assert (error.code, error.params) == ("bad_check_params", {})
+
+
+# --- the shared field checks, through the games ------------------------------------------------------
+
+
+def test_player_count_names_the_bounds():
+    error = refused(core.setup, "gjdlv", ["A"] * 7, {})
+    assert error.params == {"count": 7, "min": 2, "max": 6}
+    assert text(error.code, error.params, "en") == "This game is for 2–6 players, not 7."
+
+
+def test_names_are_checked_and_quoted():
+    error = refused(core.setup, "morto", ["Ada", "  ", "Chiara"], {})
+    assert (error.code, error.params) == ("name_length", {"name": "", "max": 40})
+    error = refused(core.setup, "morto", ["Ada", "y" * 41, "Chiara"], {})
+    assert (error.code, error.params) == ("name_length", {"name": "y" * 40, "max": 40})
+    assert text(error.code, error.params, "en") == "A name has 1 to 40 characters."
+    error = refused(core.setup, "morto", ["Ada", " ADA ", "Chiara"], {})
+    assert (error.code, error.params) == ("duplicate_name", {"name": "ADA"})
+    assert text(error.code, error.params, "en") == "The name “ADA” is already taken at this table."
+    error = refused(core.setup, "morto", ["Ada", 7, "Chiara"], {})
+    assert (error.code, error.params) == ("bad_name", {})
+    assert core.setup("morto", ["x" * 40, " Bruno ", "Chiara"], {})["players"][1]["name"] == "Bruno"
+
+
+def test_an_unknown_player_is_quoted_with_the_field_that_named_them():
+    state = core.setup("morto", PLAYERS["morto"], {})
+    error = refused(core.apply, "morto", state, {"type": "spoke_to_dead", "living": "p2", "dead": "z" * 50})
+    assert (error.code, error.params) == ("unknown_player", {"player": "z" * 40, "field": "dead"})
+    assert text(error.code, error.params, "en") == f"Unknown player “{'z' * 40}”."
+    error = refused(core.apply, "morto", state, {"type": "touched_early"})
+    assert error.params == {"player": "None", "field": "player"}
+
+
+@pytest.mark.parametrize(("die", "echoed"),
+                         [(0, 0), (7, 7), (True, True), ("3", "3"), (2.5, 2.5), (None, None)])
+def test_a_number_out_of_range_is_quoted_with_its_bounds(die, echoed):
+    state = core.setup("existentiel", PLAYERS["existentiel"], {})
+    error = refused(core.apply, "existentiel", state, {"type": "roll", "player": "p1", "die": die})
+    assert isinstance(error, InvalidEvent)
+    assert (error.code, error.params) == ("bad_number", {"field": "die", "value": echoed, "min": 1, "max": 6})
+
+
+def test_the_bounds_of_a_number_are_included():
+    state = core.setup("existentiel", PLAYERS["existentiel"], {})
+    for die in (1, 6):
+        core.apply("existentiel", state, {"type": "roll", "player": "p1", "die": die})
+    sentence = text("bad_number", {"field": "die", "value": 7, "min": 1, "max": 6}, "en")
+    assert sentence == "“die” must be a whole number from 1 to 6 (got: 7)."
+
+
+def test_an_integer_option_is_quoted_with_its_bounds():
+    error = refused(core.setup, "morto", PLAYERS["morto"], {"lives": 10})
+    assert (error.code, error.params) == ("bad_option", {"field": "lives", "value": 10, "min": 1, "max": 9})
+    assert text(error.code, error.params, "en") == "Invalid option “lives”: 10."
+    error = refused(core.setup, "morto", PLAYERS["morto"], {"dealer": 3})
+    assert error.params == {"field": "dealer", "value": 3, "min": 0, "max": 2}
+
+
+def test_a_choice_option_is_quoted_with_its_choices():
+    error = refused(core.setup, "gjdlv", PLAYERS["gjdlv"], {"rules": "longues"})
+    assert (error.code, error.params) == (
+        "bad_option", {"field": "rules", "value": "longues", "choices": ["simples", "abondantes"]})
+
+
+@pytest.mark.parametrize(("success", "echoed"), [(1, 1), ("yes", "yes"), (None, None)])
+def test_a_boolean_is_quoted(success, echoed):
+    events = [{"type": "roll", "player": "p1", "die": 2}, {"type": "accept", "player": "p1"}]
+    state = core.replay("existentiel", PLAYERS["existentiel"], {}, events)
+    error = refused(core.apply, "existentiel", state,
+                    {"type": "validate", "player": "p1", "success": success})
+    assert (error.code, error.params) == ("bad_boolean", {"field": "success", "value": echoed})
+
+
+@pytest.mark.parametrize(
+    ("value", "echoed"),
+    [(None, None), (True, True), (False, False), (0, 0), (-(2**70), -(2**70)), (2.5, 2.5), (-0.0, -0.0),
+     (float("nan"), "nan"), (float("inf"), "inf"), (float("-inf"), "-inf"), ("é" * 41, "é" * 40),
+     ("", ""), ([1, 2], "[1, 2]"), ({"a": 1}, "{'a': 1}")],
+)
+def test_a_value_echoed_in_a_refusal_is_short_json(value, echoed):
+    short = core.short(value)
+    assert short == echoed or (short != short and echoed != echoed)
+    assert type(short) is type(echoed)
+
+
+# --- the message catalogue ---------------------------------------------------------------------------
+
+
+def test_text_picks_the_language_and_falls_back_to_french():
+    params = {"name": "Ada"}
+    assert text("morto.dead_cannot_touch", params) == (
+        "Ada est mort·e : les mort·es ne reçoivent pas de carte.")
+    assert text("morto.dead_cannot_touch", params, "fr") == text("morto.dead_cannot_touch", params)
+    assert text("morto.dead_cannot_touch", params, "en") == "Ada is dead: the dead are dealt no card."
+    assert text("morto.dead_cannot_touch", params, "de") == text("morto.dead_cannot_touch", params, "fr")
+
+
+def test_a_missing_param_leaves_its_placeholder_visible():
+    assert text("morto.dead_cannot_touch", None, "en") == "{name} is dead: the dead are dealt no card."
+    assert text("player_count", {"count": 1}, "en") == "This game is for {min}–{max} players, not 1."
+
+
+def test_an_unknown_code_is_its_own_text():
+    assert text("no.such.code", {"x": 1}, "en") == "no.such.code"
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_the_catalogue_holds_the_common_codes_and_every_game_s(fresh, monkeypatch):
+    if fresh:  # as a new process (the server's, the browser's) builds it on first use
+        monkeypatch.setattr(messages, "_catalogue", None)
+    catalogue = messages.catalogue()
+    assert catalogue is messages.catalogue()  # built once
+    assert len(catalogue) == len(messages.COMMON) + len(morto.MESSAGES) + len(existentiel.MESSAGES) + len(
+        gjdlv.MESSAGES)
+    for table in (messages.COMMON, morto.MESSAGES, existentiel.MESSAGES, gjdlv.MESSAGES):
+        for code, pair in table.items():
+            assert catalogue[code] == pair
+
+
+def test_a_refusal_as_every_client_reads_it():
+    params = {"player": "p2", "name": "Bruno"}
+    assert refusal("morto.dealer_may_speak", params, "en") == {
+        "code": "morto.dealer_may_speak",
+        "message": "The dealer may speak to the dead.",
+        "messages": {"fr": "Le·a dealer a le droit de parler aux mort·es.",
+                     "en": "The dealer may speak to the dead."},
+        "params": params,
+    }
+    assert refusal("morto.dead_cannot_touch", params)["message"] == (
+        "Bruno est mort·e : les mort·es ne reçoivent pas de carte.")
+
+
+def test_a_check_answer_is_worded_at_every_depth():
+    answer = {
+        "ok": True,
+        "code": "morto.swap.next",
+        "params": {"target_name": "Chiara"},
+        "turns": [{"code": "morto.swap.past_cavalli", "target_name": "Dario"}, {"code": 5}, "text", 3],
+        "refusal": None,
+    }
+    worded_answer = worded(answer, "en")
+    assert worded_answer["message"] == "May keep or swap with Chiara."
+    assert worded_answer["messages"] == {"fr": "Peut garder ou échanger avec Chiara.",
+                                         "en": "May keep or swap with Chiara."}
+    turn, odd, *rest = worded_answer["turns"]
+    assert turn["message"] == "Cavallo next: may keep or swap with Dario, past the Cavalli."
+    assert turn["messages"]["fr"] == "Cavallo à côté : peut garder ou échanger avec Dario, après les Cavalli."
+    assert odd == {"code": 5}
+    assert rest == ["text", 3]
+    assert worded_answer["refusal"] is None
+    assert {k: worded_answer[k] for k in answer if k != "turns"} == {
+        k: v for k, v in answer.items() if k != "turns"}
+    assert answer["turns"][0] == {"code": "morto.swap.past_cavalli", "target_name": "Dario"}  # not changed
+    assert worded([answer], "fr")[0]["message"] == "Peut garder ou échanger avec Chiara."
+    assert worded(answer)["message"] == "Peut garder ou échanger avec Chiara."
+
+
+def test_a_code_s_params_win_over_the_answer_s_own_fields():
+    answer = {"code": "morto.won", "names": "Ada", "params": {"names": "Bruno"}}
+    assert worded(answer, "en")["message"] == "Bruno wins!"
+    assert worded({"code": "morto.won", "names": "Ada"}, "en")["message"] == "Ada wins!"

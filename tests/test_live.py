@@ -1,0 +1,278 @@
+"""The live stream on the production server (``companion serve``: gunicorn, gevent workers), on
+SQLite and on PostgreSQL.
+
+- Followers on two server processes both see a tap made through a third: the wake-up crosses
+  processes (LISTEN/NOTIFY on PostgreSQL, datagrams on SQLite), with no poll.
+- A stream resumed after a drop (``Last-Event-ID``) gets exactly the versions it missed, in order,
+  then carries on without repeating one.
+- Open streams are capped per address across the workers: the next one gets 429 in the API's
+  error shape, with ``Retry-After``; another address is not affected.
+- Stopping the server ends its streams at once (EventSource then reconnects elsewhere).
+
+Three servers share one database per backend: each is a single worker process, so which process
+a connection reaches is known. Every read waits at most ``READ_SECONDS`` (a socket timeout): the
+waits bound how long a broken server can hang the suite, they assert nothing about speed.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.postgres import free_port
+
+READ_SECONDS = 10
+START_SECONDS = 60
+PLAYERS = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
+
+
+def companion_command() -> list[str]:
+    script = Path(sys.executable).parent / "companion"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from companion.cli import main; main()"]
+
+
+class Served:
+    """``companion serve`` in a subprocess on a free local port, as a person starts it."""
+
+    def __init__(self, env: dict, log: Path, *options: str):
+        self.port = free_port()
+        self.log = log
+        with open(log, "ab") as out:
+            self.process = subprocess.Popen(
+                [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port), *options],
+                env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + START_SECONDS  # only bounds a server that never comes up
+        while True:
+            if self.process.poll() is not None:
+                pytest.fail(f"companion serve exited with {self.process.returncode}:\n{self.output()}")
+            try:
+                if self.call("GET", "/api/tables/NOPE42")[0] == 404:
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"companion serve never answered:\n{self.output()}")
+            time.sleep(0.1)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-5000:]
+
+    def call(self, method: str, path: str, body=None, secret: str | None = None) -> tuple[int, dict | None]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=READ_SECONDS)
+        try:
+            headers = {"Content-Type": "application/json"}
+            if secret:
+                headers["Authorization"] = f"Bearer {secret}"
+            connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+            return response.status, json.loads(data) if data else None
+        finally:
+            connection.close()
+
+    def stream(self, code: str, last_id: str | None = None, address: str = "127.0.0.1") -> Stream:
+        return Stream(self.port, code, last_id, address)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class Stream:
+    """One follower: an open ``/stream`` response, read event by event."""
+
+    def __init__(self, port: int, code: str, last_id: str | None, address: str):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_SECONDS,
+                                                     source_address=(address, 0))
+        headers = {"Accept": "text/event-stream"}
+        if last_id is not None:
+            headers["Last-Event-ID"] = last_id
+        self.connection.request("GET", f"/api/tables/{code}/stream", headers=headers)
+        self.response = self.connection.getresponse()
+
+    def next(self) -> dict:
+        """The next ``state`` event as ``{"id", "answer"}``; comments and the retry line are skipped."""
+        fields: dict = {}
+        while True:
+            line = self.response.readline()
+            if not line:
+                raise AssertionError("the stream ended before sending a state")
+            line = line.decode().rstrip("\r\n")
+            if line == "":
+                if fields.get("event") == "state":
+                    return {"id": fields["id"], "answer": json.loads(fields["data"])}
+                fields = {}
+            elif not line.startswith(":"):
+                name, _, value = line.partition(":")
+                fields[name] = value.removeprefix(" ")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class Table:
+    """A table created through one server, and its referee's taps through any."""
+
+    def __init__(self, server: Served):
+        status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS})
+        assert status == 201, created
+        self.code, self.secret, self.first = created["code"], created["secret"], created
+        self.taps = 0
+
+    def tap(self, server: Served) -> dict:
+        self.taps += 1
+        body = {"id": f"tap-{self.taps}", "type": "touched_early", "player": f"p{2 + self.taps % 4}"}
+        status, answer = server.call("POST", f"/api/tables/{self.code}/events", body, self.secret)
+        assert status == 201, answer
+        return answer
+
+    def undo(self, server: Served) -> dict:
+        status, answer = server.call("POST", f"/api/tables/{self.code}/undo", {}, self.secret)
+        assert status == 200, answer
+        return answer
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def servers(request, tmp_path_factory):
+    """Three single-process servers on one database: A and B for followers, C for the referee."""
+    folder = tmp_path_factory.mktemp(f"live-{request.param}")
+    env = dict(os.environ, ARBITRE_INSTANCE=str(folder / "instance"), PYTHONUNBUFFERED="1")
+    env.pop("DATABASE_URL", None)
+    if request.param == "postgresql":
+        cluster = request.getfixturevalue("postgres")
+        env["DATABASE_URL"] = cluster.url(cluster.create_database("live"))
+    started: list[Served] = []
+    try:
+        # The first creates the database; the other two start together once it is there.
+        started.append(Served(env, folder / "a.log", "--workers", "1"))
+        started[0].wait_ready()
+        started += [Served(env, folder / f"{name}.log", "--workers", "1") for name in "bc"]
+        for server in started:
+            server.wait_ready()
+        yield started
+    finally:
+        for server in started:
+            server.stop()
+
+
+def test_followers_on_two_processes_both_see_a_tap_made_through_a_third(servers):
+    a, b, c = servers
+    table = Table(a)
+    on_a, on_b = a.stream(table.code), b.stream(table.code)
+    try:
+        for follower in (on_a, on_b):
+            assert follower.next() == {"id": "0", "answer": {"version": 0, "state": table.first["state"]}}
+        tapped = table.tap(c)
+        for follower in (on_a, on_b):
+            assert follower.next() == {"id": "1", "answer": tapped}
+        undone = table.undo(c)
+        for follower in (on_a, on_b):
+            assert follower.next() == {"id": "2", "answer": undone}
+    finally:
+        on_a.close()
+        on_b.close()
+
+
+def test_a_resumed_stream_gets_exactly_the_versions_it_missed(servers):
+    a, b, c = servers
+    table = Table(c)
+    answers = {1: table.tap(c)}
+    follower = a.stream(table.code)
+    assert follower.next()["id"] == "1"
+    follower.close()  # the phone loses the network
+
+    answers[2] = table.tap(c)
+    answers[3] = table.tap(c)
+    answers[4] = table.undo(c)
+    answers[5] = table.tap(c)
+
+    resumed = b.stream(table.code, last_id="1")  # what EventSource sends when it reconnects
+    try:
+        missed = [{"id": str(v), "answer": answers[v]} for v in (2, 3, 4, 5)]
+        assert [resumed.next() for _ in range(4)] == missed
+        answers[6] = table.tap(a)
+        assert resumed.next() == {"id": "6", "answer": answers[6]}  # 5 was not sent again
+    finally:
+        resumed.close()
+
+    # Already up to date: nothing is repeated, the next write comes next.
+    current = a.stream(table.code, last_id="6")
+    try:
+        answers[7] = table.tap(b)
+        assert current.next() == {"id": "7", "answer": answers[7]}
+    finally:
+        current.close()
+
+    # No Last-Event-ID, or one the table never had: the current version, once.
+    for last_id in (None, "99", "x"):
+        fresh = c.stream(table.code, last_id=last_id)
+        try:
+            assert fresh.next() == {"id": "7", "answer": answers[7]}
+        finally:
+            fresh.close()
+
+
+@pytest.fixture
+def capped(tmp_path):
+    """A two-process server on SQLite that lets one address hold 3 streams."""
+    env = dict(os.environ, ARBITRE_INSTANCE=str(tmp_path / "instance"), PYTHONUNBUFFERED="1")
+    env.pop("DATABASE_URL", None)
+    server = Served(env, tmp_path / "serve.log", "--workers", "2", "--streams-per-address", "3")
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+def test_open_streams_are_capped_per_address_across_the_processes(capped):
+    table = Table(capped)
+    held = [capped.stream(table.code, address="127.0.0.3") for _ in range(3)]
+    try:
+        for stream in held:
+            assert stream.response.status == 200
+            assert stream.next()["id"] == "0"
+        refused = capped.stream(table.code, address="127.0.0.3")
+        assert refused.response.status == 429
+        assert refused.response.getheader("Retry-After", "").isdigit()
+        error = json.loads(refused.response.read())["error"]
+        assert error["code"] == "too_many_streams" and error["params"] == {"max": 3}
+        assert set(error) == {"code", "message", "messages", "params"}
+        refused.close()
+
+        other = capped.stream(table.code, address="127.0.0.4")  # another phone is not affected
+        assert other.response.status == 200 and other.next()["id"] == "0"
+        held.append(other)
+    finally:
+        for stream in held:
+            stream.close()
+
+
+def test_stopping_the_server_ends_its_streams(capped):
+    table = Table(capped)
+    follower = capped.stream(table.code)
+    try:
+        assert follower.next()["id"] == "0"
+        capped.process.send_signal(signal.SIGTERM)
+        with pytest.raises(AssertionError, match="stream ended"):
+            follower.next()  # the end of the stream, not the read timeout
+        assert capped.process.wait(timeout=READ_SECONDS) == 0
+    finally:
+        follower.close()
