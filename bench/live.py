@@ -1,11 +1,12 @@
 """Live at the scale of a festival: many tables, each with its referee tapping and its phones following.
 
-Run: .venv/bin/python bench/live.py [--tables 200] [--followers 8] [--seconds 30] [--interval 2]
+Run: .venv/bin/python bench/live.py [--tables 200] [--followers 8] [--seconds 30] [--interval 2] [--warmup 5]
                                     [--idle 10000] [--postgres] [--workers N]
 
 One run, against a real ``companion serve`` (gunicorn, gevent workers) on SQLite or on a throwaway
 PostgreSQL server (fsync on):
 
+0. *Warm-up*: the referees tap for ``warmup`` seconds, unmeasured.
 1. *Taps alone*: every table's referee taps (an event or an undo, each carrying the version it
    follows) every ``interval`` seconds on average, over a kept-alive connection, for ``seconds``.
 2. *Taps with followers*: ``tables x followers`` phones follow their table (server-sent events), each
@@ -368,6 +369,9 @@ def run(args, base: str, master: int) -> None:
     tables = [post(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
               for _ in range(args.tables)]
     referees = [Referee(port, table, i) for i, table in enumerate(tables)]
+    # Unmeasured: every worker opens its pool of database connections (a PostgreSQL connection is a
+    # process) and warms its caches, so the first phase is not charged for it.
+    asyncio.run(referees_tap(port, tables, args.warmup, args.interval, referees))
 
     with Usage(master) as usage:
         alone = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
@@ -449,6 +453,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--followers", type=int, default=8, help="per table")
     parser.add_argument("--seconds", type=float, default=30, help="of tapping, in each phase")
+    parser.add_argument("--warmup", type=float, default=5, help="seconds of unmeasured tapping first")
     parser.add_argument("--interval", type=float, default=2.0, help="mean seconds between a table's taps")
     parser.add_argument("--idle", type=int, default=0, help="idle streams to open and hold after the rest")
     parser.add_argument("--hold", type=float, default=20, help="seconds the idle streams are held")

@@ -7,7 +7,8 @@ table view opened from the URL the QR encodes, which is never reloaded.
 
 The expected scores are worked out here from the rules (RULES.md §2), not read from the app:
 a number newborn is worth 5 + EG, each of ``c`` Consanguins Complets 6 − c, a royal newborn 10 (King),
-0 (Queen) or 5 (Jack), an abortion 3; the Queen's take moves an opponent's most recent newborn.
+0 (Queen) or 5 (Jack), an abortion 3; the Queen's take, the very next event after her birth, moves an
+opponent's most recent newborn.
 
 Seats (ids in seating order, which is the order of play): p1 Alice, p2 Basile, p3 Camille, p4 Dorian.
 """
@@ -36,12 +37,12 @@ GAME = [
         ("newborn", CAMILLE, "KH", "2S"),
         ("abortion", DORIAN),
     ],
-    [  # round 2: three CC for Alice (3 each: the malus bites), a Queen newborn and its take
+    [  # round 2: three CC for Alice (3 each: the malus bites), a Queen newborn and its take, at once
         ("newborn", ALICE, "3D", "3S"),
         ("newborn", ALICE, "6H", "6C"),
         ("newborn", ALICE, "8D", "8C"),
-        ("newborn", BASILE, "QD", "5S"),
         ("newborn", CAMILLE, "9H", "4C"),
+        ("newborn", BASILE, "QD", "5S"),
         ("steal", BASILE, CAMILLE),
         ("abortion", DORIAN),
         ("abortion", DORIAN),
@@ -126,13 +127,6 @@ def close_round(referee: Page, scores: dict[str, int], totals: dict[str, int]) -
     referee.locator("[data-action=confirm-close]").tap()
 
 
-def expect_toast(page: Page, french: str, english: str) -> None:
-    toast = page.locator("#toast")
-    expect(toast).to_be_visible()
-    expect(toast.locator(".fr")).to_have_text(french)
-    expect(toast.locator(".en")).to_have_text(english)
-
-
 def expect_totals(pages: list[Page], totals: dict[str, int]) -> None:
     for page in pages:
         for pid, total in totals.items():
@@ -181,13 +175,26 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
                 expect(referee.locator("[data-grid=gm] [data-card=AS]")).to_be_disabled()
                 referee.locator("[data-action=clear-newborn]").tap()
             if number == 2 and action == ("steal", BASILE, CAMILLE):
-                # Basile's Queen: Dorian has no newborn yet, so the engine refuses that take.
-                expect(referee.locator(f"[data-queen={BASILE}]")).to_be_visible()
-                steal(referee, BASILE, DORIAN)
-                expect_toast(referee,
-                             "Dorian n'a aucun nouveau-né dans cette manche : la Dame n'a rien à y prendre.",
-                             "Dorian has no newborn in this round: the Queen has nothing to take there.")
-                expect(referee.locator(f"[data-queen={BASILE}]")).to_be_visible()
+                # Basile's Queen, right after her birth: the engine lists a take from each opponent
+                # with a newborn (Alice, Camille), none from Dorian, who has none; the note says it is
+                # now or never, on both phones.
+                queen = referee.locator(f"[data-queen={BASILE}]")
+                expect(queen).to_be_visible()
+                expect(queen.locator("[data-action=steal]")).to_have_count(2)
+                for victim in (ALICE, CAMILLE):
+                    expect(queen.locator(f"[data-action=steal][data-from={victim}]")).to_be_visible()
+                expect(queen.locator(f"[data-from={DORIAN}], [data-from={BASILE}]")).to_have_count(0)
+                # Each button shows the newborn it takes: the victim's most recent.
+                expect(queen.locator(f"[data-from={CAMILLE}] [data-face]")).to_have_count(2)
+                expect(queen.locator(f"[data-from={CAMILLE}] [data-face='9H']")).to_be_visible()
+                expect(queen.locator(f"[data-from={ALICE}] [data-face='8D']")).to_be_visible()
+                for page in both:
+                    note = page.locator("[data-note='gjdlv.take']")
+                    expect(note).to_contain_text(
+                        "Dame de Basile : elle prend le dernier nouveau-né d'un·e concurrent·e, "
+                        "maintenant ou jamais.")
+                    expect(note.locator("[lang=en]")).to_have_text(
+                        "Basile's Queen: she takes an opponent's most recent newborn, now or never.")
             play(referee, sheet, action)
             if number == 1 and action[0] == "abortion":
                 # A mistake (Dorian's newborn was never born), taken back with the dock's undo.
@@ -199,6 +206,7 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
                     expect(page.locator(f"[data-round-score={DORIAN}]")).to_have_text(str(sheet.score(DORIAN)))
             if number == 2 and action == ("steal", BASILE, CAMILLE):
                 expect(referee.locator(f"[data-queen={BASILE}]")).to_have_count(0)  # once per Queen
+                expect(referee.locator("[data-action=steal], [data-note='gjdlv.take']")).to_have_count(0)
                 expect(referee.locator(f"[data-sheet={CAMILLE}] [data-newborn='9H-4C']")).to_have_count(0)
                 expect(view.locator(f"[data-sheet={BASILE}] [data-newborn='9H-4C']")).to_be_visible()
 
@@ -225,13 +233,18 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
     assert totals == {pid: sum(r[pid] for r in rounds) for pid in PLAYERS}
     best = max(totals.values())
     winners = [pid for pid in PLAYERS if totals[pid] == best]
-    names = " et ".join(NAME[pid] for pid in winners)
+    names = ", ".join(NAME[pid] for pid in winners)
+    if len(winners) == 1:
+        won = f"🏆 Partie terminée : {names} l'emporte avec {best} points."
+        won_en = f"Game over: {names} wins with {best} points."
+    else:
+        won = f"🏆 Partie terminée : égalité à {best} points, {names} se partagent la victoire."
+        won_en = f"Game over: a tie at {best} points, {names} share the win."
     for page in both:
         banner = page.locator(".winner")
         expect(banner).to_have_attribute("data-winners", ",".join(winners))
-        won = f"🏆 {names} gagne !" if len(winners) == 1 else f"Victoire partagée : {names}"
         expect(banner).to_contain_text(won)
-        expect(banner).to_contain_text(f"{best} points")
+        expect(banner.locator("[lang=en]")).to_have_text(won_en)
         expect(page.locator("[data-round]")).to_have_count(0)
     expect_totals(both, totals)
     for pid in PLAYERS:

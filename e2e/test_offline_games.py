@@ -446,7 +446,7 @@ def gjdlv_screen_of(state: dict) -> dict:
     return {
         "round": state["round"],
         "first": state["first_player"],
-        "queens": [p["id"] for p in state["players"] if p["queens_unused"] > 0],
+        "queens": list(dict.fromkeys(a["player"] for a in state["actions"] if a["type"] == "steal_newborn")),
         "players": [{"id": p["id"], "round_score": p["round_score"],
                      "newborns": [[f"{n['gf']}-{n['gm']}", n["points"]] for n in p["newborns"]],
                      "formol": p["formol"], "total": p["total"], "closed": p["round_scores"],
@@ -499,12 +499,22 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
         expect_sheet()
         taps.accepted({"type": "steal_newborn", "player": thief, "from": victim})
 
-    def nothing_to_take(thief: str, victim: str) -> None:
-        page.locator(f"[data-queen={thief}] [data-action=steal][data-from={victim}]").tap()
-        name = GJ_NAME[victim]
-        taps.refused(f"{name} n'a aucun nouveau-né dans cette manche : la Dame n'a rien à y prendre.",
-                     f"{name} has no newborn in this round: the Queen has nothing to take there.")
-        expect(page.locator(f"[data-queen={thief}]")).to_be_visible()  # the take is still to make
+    def steal_twice_at_once(thief: str, victim: str) -> None:
+        """Two taps on the take in the same instant: the engine on the phone checks the second after
+        the first, and the take, the very next event after the Queen's birth, is already made."""
+        page.evaluate("(sel) => { const b = document.querySelector(sel); b.click(); b.click(); }",
+                      f"[data-queen={thief}] [data-action=steal][data-from={victim}]")
+        taken = sheet.nursery[victim].pop()
+        sheet.nursery[thief].append(taken)
+        expect(page.locator(f"[data-sheet={thief}] [data-newborn='{taken[0]}-{taken[1]}']")).to_be_visible()
+        expect(page.locator(f"[data-queen={thief}]")).to_have_count(0)
+        taps.accepted({"type": "steal_newborn", "player": thief, "from": victim})
+        name = GJ_NAME[thief]
+        taps.refused(
+            "Seule la Dame (« Petite Mère des peuples ») qui vient de naître permet de prendre "
+            f"un nouveau-né, juste après sa naissance : {name} n'a pas de prise à faire maintenant.",
+            "Only the Queen newborn (“Petite Mère des peuples”) just born lets its owner take a newborn, "
+            f"right after her birth: {name} has no take to make now.")
         expect_sheet()
 
     def close_round(number: int) -> None:
@@ -528,19 +538,30 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     page.locator(".dock #undo").tap()
     taps.refused("Il n'y a rien à annuler.", "There is nothing to undo.")
 
-    newborn(CAMILLE, "QH", "2S")  # a Queen newborn: 0 points, and a take to make
-    expect(page.locator(f"[data-queen={CAMILLE}]")).to_be_visible()
-    nothing_to_take(CAMILLE, ALICE)  # nobody else has a newborn yet
-    newborn(ALICE, "4H", "9C")  # EG 5 → 10
-    nothing_to_take(CAMILLE, DORIAN)
+    newborn(DORIAN, "QD", "5C")  # a Queen newborn, 0 points, but nobody else has a newborn yet
+    note = page.locator("[data-note='gjdlv.take_nothing']")
+    expect(note).to_contain_text(
+        "Dame de Dorian : aucun·e concurrent·e n'a de nouveau-né, la prise est perdue.")
+    expect(note.locator("[lang=en]")).to_have_text(
+        "Dorian's Queen: no opponent has a newborn, the take is lost.")
+    expect(page.locator("[data-queen], [data-action=steal]")).to_have_count(0)
+    newborn(ALICE, "4H", "9C")  # EG 5 → 10; the lost take's note goes with the next event
+    expect(note).to_have_count(0)
     newborn(BASILE, "10D", "AS")  # EG 9 → 14
-    steal(CAMILLE, BASILE)  # Camille: 0 + 14
+    newborn(CAMILLE, "QH", "2S")  # a Queen newborn: a take from any opponent with a newborn, now or never
+    expect(page.locator("[data-note='gjdlv.take']")).to_contain_text("Dame de Camille")
+    queen = page.locator(f"[data-queen={CAMILLE}]")
+    expect(queen.locator("[data-action=steal]")).to_have_count(3)
+    for victim in (ALICE, BASILE, DORIAN):
+        expect(queen.locator(f"[data-action=steal][data-from={victim}]")).to_be_visible()
+    steal_twice_at_once(CAMILLE, BASILE)  # Camille: 0 + 14
+    expect(page.locator("[data-note='gjdlv.take']")).to_have_count(0)
     abortion(DORIAN)
     newborn(DORIAN, "3D", "3C")  # a lone CC: 5, no malus
     expect(page.locator(f"[data-sheet={DORIAN}] [data-cc]")).to_contain_text("1 CC → 5")
     # A card already recorded this round cannot be picked again: the picker disables it.
     page.locator(f"#newborn-picker [data-pick=player][data-player={ALICE}]").tap()
-    for used in ("QH", "4H", "10D", "3D"):
+    for used in ("QD", "QH", "4H", "10D", "3D"):
         expect(page.locator(f"[data-grid=gf] [data-card='{used}']")).to_be_disabled()
     page.locator("[data-action=clear-newborn]").tap()
     newborn(ALICE, "6H", "6S")
@@ -568,9 +589,9 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     expect(page.locator("[data-grid=gf] [data-card=AH]")).to_be_disabled()
     page.locator("[data-action=clear-newborn]").tap()
     newborn(BASILE, "QD", "4S")
-    abortion(CAMILLE)
-    abortion(CAMILLE)
     steal(BASILE, ALICE)  # Alice's most recent newborn, AH × 10S, now scores for Basile
+    abortion(CAMILLE)
+    abortion(CAMILLE)
     assert sheet.scores() == {ALICE: 0, BASILE: 24, CAMILLE: 11, DORIAN: 10}
     close_round(2)
 

@@ -134,6 +134,18 @@ MESSAGES = {
         "Formol : {abortions} avortement(s) × {per_abortion} = {formol}",
         "Formol: {abortions} abortion(s) × {per_abortion} = {formol}",
     ),
+    "gjdlv.round_line": (
+        "Nurserie {nursery} + Formol {formol} = {round_score}",
+        "Nursery {nursery} + formol {formol} = {round_score}",
+    ),
+    "gjdlv.abortion_hint": (
+        "+{per_abortion} au Formol de qui avorte",
+        "+{per_abortion} to the aborter's formol",
+    ),
+    "gjdlv.game_ends": (
+        "La partie se termine : le plus haut total l'emporte.",
+        "The game ends: the highest total wins.",
+    ),
     "gjdlv.take": (
         "Dame de {name} : elle prend le dernier nouveau-né d'un·e concurrent·e, maintenant ou jamais.",
         "{name}'s Queen: she takes an opponent's most recent newborn, now or never.",
@@ -641,6 +653,10 @@ def _player_view(player: dict) -> dict:
         "cc_malus": None if value is None else value - NEWBORN_BASE,
         "cc_line": _cc_line(cc, value),
         "formol_line": _formol_line(player["abortions"], formol),
+        "round_line": {
+            "code": "gjdlv.round_line",
+            "params": {"nursery": nursery_points, "formol": formol, "round_score": formol + nursery_points},
+        },
     }
 
 
@@ -865,17 +881,28 @@ def bonus_check(state, params: dict) -> dict:
 
 
 def fecundations_check(state, params: dict) -> dict:
-    """Every GM of the deck against one GF: whether it may fecundate it now, and the EG it would make
-    (what the newborn picker shows under each GM)."""
+    """Every GM of the deck against one GF (what the newborn picker shows under each GM): whether
+    the rules let it fecundate that GF (``fecundates``), whether it is already recorded this round
+    (``used``), whether the newborn may be recorded now (``allowed``: the very check of the
+    ``newborn`` event), its EG, whether it is a CC, and the points the newborn would score alone."""
     rules = _rules(state)
     gf = _gf(rules, params, "gf")
-    used = set(_used_cards(state)) if isinstance(state, dict) and "players" in state else set()
+    table = isinstance(state, dict) and "players" in state
+    used = set(_used_cards(state)) if table else set()
     gms = []
     for gm in deck(rules)["gm"]:
-        eg = genetic_gap(gf, gm)
-        gms.append({"gm": gm, "allowed": may_fecundate(gf, gm) and gm not in used and gf not in used,
-                    "used": gm in used, "eg": eg, "cc": eg == 0})
-    return {"ok": True, "gf": gf, "royal": is_face(gf), "gms": gms}
+        fits = may_fecundate(gf, gm)
+        alone = nursery([{"gf": gf, "gm": gm}])[0] if fits else None
+        gms.append({
+            "gm": gm,
+            "fecundates": fits,
+            "allowed": allowed(check_newborn, state, gf, gm) if table else fits,
+            "used": gm in used,
+            "eg": genetic_gap(gf, gm),
+            "cc": bool(alone and alone["cc"]),
+            "points": alone["points"] if alone else None,
+        })
+    return {"ok": True, "gf": gf, "royal": is_face(gf), "used": gf in used, "gms": gms}
 
 
 CHECKS = {

@@ -254,31 +254,79 @@ def test_a_bad_against_is_quoted_with_the_choices(against, echoed):
 
 
 def picker(gf: str, gms: list[str], used=()) -> list[dict]:
-    """What the picker must show under each GM, from the rules: a number GF takes a number GM."""
+    """What the picker must show under each GM, from the rules: a number GF takes a number GM; a
+    number newborn is worth 5 + EG, a lone CC 5, a royal one 10 (K), 0 (Q) or 5 (J)."""
     rows = []
     for gm in gms:
-        face = gf[:-1] in FACE_RANKS or gm[:-1] in FACE_RANKS
+        royal = gf[:-1] in FACE_RANKS
+        face = royal or gm[:-1] in FACE_RANKS
         eg = None if face else abs(value(gm) - value(gf))
-        legal = gf[:-1] in FACE_RANKS or gm[:-1] not in FACE_RANKS
-        rows.append({"gm": gm, "allowed": legal and gm not in used and gf not in used, "used": gm in used,
-                     "eg": eg, "cc": eg == 0})
+        legal = royal or gm[:-1] not in FACE_RANKS
+        points = {"K": 10, "Q": 0, "J": 5}[gf[:-1]] if royal else (5 + eg if legal else None)
+        rows.append({"gm": gm, "fecundates": legal, "allowed": legal and gm not in used and gf not in used,
+                     "used": gm in used, "eg": eg, "cc": eg == 0, "points": points})
     return rows
+
+
+def row_of(answer: dict, gm: str) -> dict:
+    return next(row for row in answer["gms"] if row["gm"] == gm)
 
 
 def test_the_picker_lists_every_gm_of_a_simples_table_with_its_gap():
     state = table([nb("p1", "4H", "9C")])
     answer = ask("fecundations", state, {"gf": "6h"})
-    assert answer == {"ok": True, "gf": "6H", "royal": False,
+    assert answer == {"ok": True, "gf": "6H", "royal": False, "used": False,
                       "gms": picker("6H", gametes("SC", NUMBER_RANKS), used={"9C", "4H"})}
     assert [row["gm"] for row in answer["gms"] if row["cc"]] == ["6S", "6C"]
     used_gf = ask("fecundations", state, {"gf": "4H"})
+    assert used_gf["used"] is True
     assert not any(row["allowed"] for row in used_gf["gms"])
+
+
+def test_the_picker_gives_the_gap_the_cc_and_the_points_of_each_gm():
+    state = table(options=ABONDANTES)
+    answer = ask("fecundations", state, {"gf": "4H"})
+    nine = row_of(answer, "9C")
+    assert nine == {"gm": "9C", "fecundates": True, "allowed": True, "used": False, "eg": 5, "cc": False,
+                    "points": 10}
+    assert row_of(answer, "4S") == {"gm": "4S", "fecundates": True, "allowed": True, "used": False, "eg": 0,
+                                    "cc": True, "points": 5}
+    assert row_of(answer, "AC")["points"] == 8
+    # An Imperial Sperm never fecundates a number GF.
+    assert row_of(answer, "KS") == {"gm": "KS", "fecundates": False, "allowed": False, "used": False,
+                                    "eg": None, "cc": False, "points": None}
+    imperials = ["JS", "QS", "KS", "JC", "QC", "KC"]
+    assert [row["gm"] for row in answer["gms"] if not row["fecundates"]] == imperials
+
+
+def test_the_picker_greys_out_the_cards_already_recorded_this_round():
+    state = table([nb("p1", "4H", "9C"), nb("p2", "KD", "QS")], options=ABONDANTES)
+    answer = ask("fecundations", state, {"gf": "5D"})
+    assert row_of(answer, "9C") == {"gm": "9C", "fecundates": True, "allowed": False, "used": True, "eg": 4,
+                                    "cc": False, "points": 9}
+    assert (row_of(answer, "QS")["used"], row_of(answer, "QS")["allowed"]) == (True, False)
+    assert [row["gm"] for row in answer["gms"] if row["used"]] == ["QS", "9C"]
+    # A closed round frees its cards again.
+    after = ask("fecundations", table([nb("p1", "4H", "9C"), CLOSE]), {"gf": "5D"})
+    assert (row_of(after, "9C")["used"], row_of(after, "9C")["allowed"]) == (False, True)
+
+
+def test_the_picker_on_a_royal_ovum_offers_every_gm_at_the_royal_points():
+    state = table(options=ABONDANTES)
+    queen = ask("fecundations", state, {"gf": "QH"})
+    assert queen["royal"] is True
+    assert all(row["fecundates"] and row["allowed"] and row["eg"] is None and not row["cc"]
+               for row in queen["gms"])
+    assert {row["points"] for row in queen["gms"]} == {0}
+    assert {row["points"] for row in ask("fecundations", state, {"gf": "JD"})["gms"]} == {5}
+    assert row_of(ask("fecundations", state, {"gf": "KD"}), "KS")["points"] == 10
 
 
 @pytest.mark.parametrize("state", [None, {}])
 def test_the_picker_with_no_table_offers_the_whole_abondantes_deck(state):
     answer = ask("fecundations", state, {"gf": "6H"})
     assert answer["gms"] == picker("6H", gametes("SC", NUMBER_RANKS + FACE_RANKS))
+    assert answer["used"] is False
     royal = ask("fecundations", state, {"gf": "KD"})
     assert (royal["royal"], royal["gf"]) == (True, "KD")
     assert royal["gms"] == picker("KD", gametes("SC", NUMBER_RANKS + FACE_RANKS))
@@ -289,6 +337,19 @@ def test_the_picker_refuses_a_gf_that_is_not_red():
     error = asked_refused("fecundations", None, {"gf": "6S"})
     says(error, "gjdlv.gf_must_be_red", {"card": "6S", "field": "gf"},
          "6S cannot be a female gamete (gf): GF are the red cards ♥ ♦, the black ones are male gametes.")
+
+
+@pytest.mark.parametrize("gf", ["ZZ", None, 4, "", "11H"])
+def test_the_picker_refuses_what_is_not_a_card(gf):
+    error = asked_refused("fecundations", table(), {"gf": gf})
+    assert isinstance(error, InvalidEvent)
+    assert (error.code, error.params["field"]) == ("gjdlv.bad_card", "gf")
+
+
+def test_the_picker_of_a_simples_table_refuses_a_royal_ovum():
+    error = asked_refused("fecundations", table(), {"gf": "QH"})
+    assert isinstance(error, IllegalEvent)
+    assert (error.code, error.params) == ("gjdlv.faces_need_abondantes", {"card": "QH"})
 
 
 # --- what each refusal says -----------------------------------------------------------------------
@@ -382,6 +443,10 @@ def test_the_sheet_lines_of_formol_and_consanguinity():
     assert p3["cc_line"] == {"code": "gjdlv.cc_malus", "params": {"cc": 3, "cc_value": 3, "malus": "\u22122"}}
     assert text(p3["cc_line"]["code"], p3["cc_line"]["params"], "en") == (
         "3 CC → 3 each (\u22122), consanguinity malus")
+    assert p1["round_line"] == {"code": "gjdlv.round_line",
+                                "params": {"nursery": 0, "formol": 6, "round_score": 6}}
+    assert text(p3["round_line"]["code"], p3["round_line"]["params"]) == "Nurserie 9 + Formol 0 = 9"
+    assert text(p2["round_line"]["code"], p2["round_line"]["params"], "en") == "Nursery 5 + formol 0 = 5"
 
 
 def test_a_malus_past_the_sixth_cc_is_signed():

@@ -2,34 +2,68 @@
 // abortions in one tap; the Queen's take; closing a round), the "Qui a raison ?" panel that runs the
 // engine's rule checks for table disputes, and the table view (standings, this round's sheet, every
 // closed round, a chart of totals round by round, the winners).
+// Drawn from the engine's view alone: the cards in play from state.deck, buttons from state.actions,
+// numbers from the view, rule sentences from the catalogue, what each GM does to a GF from the
+// engine's "fecundations" check.
 // Cards use the engine's notation (rank then suit: "4H", "10S", "QD") in data-card attributes; they are
 // shown in French (R D V for Roi Dame Valet) with the suit symbols in colour.
-import { api } from "../api.js";
 import { byId, fill, h } from "../ui.js";
 import { sentence } from "../messages.js";
 
-const NUMBER_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
-const FACES = ["J", "Q", "K"];
-const RED = ["H", "D"];
-const BLACK = ["S", "C"];
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
+const INK = { S: "black", C: "black", H: "red", D: "red" };
 const SUIT_FR = { S: "pique", C: "trèfle", H: "cœur", D: "carreau" };
 const RANK_FR = { J: "V", Q: "D", K: "R" };
 const RANK_NAME_FR = { A: "As", J: "Valet", Q: "Dame", K: "Roi" };
-const ROYAL = { K: ["Sang Royal", 10], Q: ["Petite Mère des peuples", 0], J: ["Assassin Royal", 5] };
-const NEWBORN_BASE = 5;
 // One colour and one dash per seat: lines that cross or overlap stay apart in the chart.
 const COLORS = ["#ffb347", "#5fd38d", "#6fb6ff", "#ff7eb6", "#c59bff", "#f0e16a"];
 const DASHES = ["", "7 4", "2 4", "10 4 2 4", "4 3", "1 3"];
 
 const rankOf = (card) => card.slice(0, -1);
 const suitOf = (card) => card.slice(-1);
-const isFace = (card) => FACES.includes(rankOf(card));
-const valueOf = (card) => (rankOf(card) === "A" ? 1 : Number(rankOf(card)));
+// Layout only: the picture cards (Valet, Dame, Roi) get a row of their own under the numbers.
+const isPicture = (card) => rankOf(card) in RANK_FR;
 const colorOf = (state, pid) => COLORS[state.players.findIndex((p) => p.id === pid) % COLORS.length];
 const dashOf = (state, pid) => DASHES[state.players.findIndex((p) => p.id === pid) % DASHES.length];
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 const plural = (n, one, many) => `${n} ${n > 1 || n === 0 ? many : one}`;
+
+// --- the engine's words and actions ------------------------------------------------------------
+
+// A catalogue sentence: French, the English under it.
+function said(tag, attrs, code, params = {}) {
+  const { fr, en } = sentence(code, params);
+  return h(tag, attrs, fr, " ", h("small", { class: "gj-en", lang: "en" }, en));
+}
+
+// The actions of this type the rules allow now (for this player, if given); a button exists only then.
+function actionsOf(state, type, player) {
+  return state.actions.filter((action) => action.type === type && (player === undefined || action.player === player));
+}
+
+// Records an action as the engine listed it, plus what the table supplies (the cards).
+function record(ctx, { type, ...fixed }, supplied = {}) {
+  return ctx.send(type, { ...fixed, ...supplied });
+}
+
+// The engine's latest answer to each check, with the question (state and params) it answers.
+const answers = {};
+
+// The engine's answer about the table as it is now: undefined while it is being asked (a redraw
+// follows), null if the check failed (not asked again until the state or the params change).
+function answerTo(ctx, state, name, params) {
+  const question = JSON.stringify([state, params]);
+  if (answers[name]?.question === question) return answers[name].answer;
+  answers[name] = { question, answer: undefined };
+  ctx.check(name, params).catch(() => null).then((answer) => {
+    if (answers[name].question !== question) return; // the table or the draft moved on meanwhile
+    answers[name].answer = answer ?? null;
+    ctx.render();
+  });
+  return undefined;
+}
+
+// --- cards ---------------------------------------------------------------------------------------
 
 function cardName(card) {
   const rank = rankOf(card);
@@ -41,7 +75,7 @@ function face(card) {
   const suit = suitOf(card);
   return h("span", { class: "gj-face", role: "img", "aria-label": cardName(card), "data-face": card },
     h("span", { class: "gj-rank", "aria-hidden": "true" }, RANK_FR[rankOf(card)] || rankOf(card)),
-    h("span", { class: `gj-suit ${RED.includes(suit) ? "red" : "black"}`, "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
+    h("span", { class: `gj-suit ${INK[suit]}`, "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
 }
 
 // Card codes inside the engine's sentences ("4S", "QD") written with their suit symbols, and
@@ -52,47 +86,50 @@ function pretty(text, lang, players = {}) {
     .replace(/\bp\d+\b/g, (id) => players[id]?.name ?? id);
 }
 
-function ranksFor(rules, { faces = true } = {}) {
-  return rules === "abondantes" && faces ? [...NUMBER_RANKS, ...FACES] : NUMBER_RANKS;
+// Cards (as the engine lists them, in deck order) grouped by suit: the numbers five to a row,
+// then the pictures on a row of their own.
+function cardGrid(cards, button, attrs = {}) {
+  const suits = [...new Set(cards.map(suitOf))];
+  return h("div", { class: "gj-cards", ...attrs }, suits.map((suit) => {
+    const ofSuit = cards.filter((card) => suitOf(card) === suit);
+    const numbers = ofSuit.filter((card) => !isPicture(card));
+    const pictures = ofSuit.filter(isPicture);
+    return h("div", { class: "gj-suit-block", "data-suit": suit },
+      numbers.length ? h("div", { class: "gj-grid" }, numbers.map(button)) : null,
+      pictures.length ? h("div", { class: "gj-grid gj-faces" }, pictures.map(button)) : null);
+  }));
 }
 
-// Cards grouped by suit, five to a row: A–5, 6–10, then the faces (abondantes).
-function cardGrid(suits, ranks, button, attrs = {}) {
-  return h("div", { class: "gj-cards", ...attrs }, suits.map((suit) =>
-    h("div", { class: "gj-suit-block", "data-suit": suit },
-      h("div", { class: "gj-grid" }, ranks.filter((r) => !FACES.includes(r)).map((r) => button(r + suit))),
-      ranks.some((r) => FACES.includes(r))
-        ? h("div", { class: "gj-grid gj-faces" }, ranks.filter((r) => FACES.includes(r)).map((r) => button(r + suit)))
-        : null)));
-}
-
-function cardButton(card, { onclick, disabled = false, pressed = null, sub = null, extraClass = "" } = {}) {
+function cardButton(card, { onclick, disabled = false, pressed = null, sub = null, extraClass = "", label = null } = {}) {
   return h("button", {
     type: "button", class: `gj-card ${extraClass}`.trim(), "data-card": card, disabled,
     "aria-pressed": pressed === null ? null : String(pressed),
-    "aria-label": `${cardName(card)}${disabled ? " (déjà notée)" : ""}`, onclick,
+    "aria-label": `${cardName(card)}${label ? ` (${label})` : ""}`, onclick,
   }, face(card), sub !== null ? h("small", { class: "gj-sub" }, sub) : null);
 }
 
 // --- the round sheet (referee and table view) ---------------------------------------------------
 
 function newbornRow(row) {
-  const tag = row.royal ? ROYAL[rankOf(row.gf)][0] : row.cc ? "CC" : `EG ${row.eg}`;
+  const tag = row.name ? sentence(row.name).fr : row.cc ? "CC" : `EG ${row.eg}`;
   return h("li", { class: `gj-newborn${row.cc ? " cc" : ""}${row.royal ? " royal" : ""}`, "data-newborn": `${row.gf}-${row.gm}` },
     h("span", { class: "gj-pair" }, face(row.gf), h("span", { class: "gj-x", "aria-hidden": "true" }, "×"), face(row.gm)),
     h("span", { class: "gj-tag" }, tag),
     h("span", { class: "gj-points", "data-points": row.points }, row.points));
 }
 
-// The consanguinity malus where it bites: next to the CC newborns, with what each one lost.
+// The consanguinity malus where it bites: next to the CC newborns, worded by the engine.
 function ccLine(p) {
-  if (!p.cc) return null;
-  const malus = p.cc_value - NEWBORN_BASE;
-  return h("li", { class: `gj-cc${malus < 0 ? " bites" : ""}`, "data-cc": p.cc },
-    p.cc === 1
-      ? h("span", {}, "1 CC → 5 ", h("small", {}, "pas de malus · no malus"))
-      : h("span", {}, `${p.cc} CC → ${p.cc_value} chacun (${signed(malus)}) `,
-        h("small", {}, `malus de consanguinité · ${p.cc} CC → ${p.cc_value} each`)));
+  if (!p.cc_line) return null;
+  return h("li", { class: `gj-cc${p.cc_malus < 0 ? " bites" : ""}`, "data-cc": p.cc }, said("span", {}, p.cc_line.code, p.cc_line.params));
+}
+
+function formolLine(p) {
+  if (!p.formol_line) return null;
+  const { fr, en } = sentence(p.formol_line.code, p.formol_line.params);
+  return h("li", { class: "gj-formol", "data-formol": p.formol },
+    h("span", {}, `🧪 ${fr} `, h("small", { lang: "en" }, en)),
+    h("span", { class: "gj-points" }, p.formol));
 }
 
 function sheet(state, p) {
@@ -104,15 +141,10 @@ function sheet(state, p) {
       first ? h("span", { class: "pill first" }, "commence") : null,
       h("span", { class: "gj-round-score", "data-round-score": p.id, "aria-label": `Manche : ${p.round_score} points` }, p.round_score),
     ),
-    p.newborns.length || p.abortions ? h("ul", { class: "gj-rows" },
-      p.newborns.map(newbornRow),
-      ccLine(p),
-      p.abortions ? h("li", { class: "gj-formol", "data-formol": p.formol },
-        h("span", {}, `🧪 Formol : ${p.abortions} avortement${p.abortions > 1 ? "s" : ""} × 3 `, h("small", {}, "abortions")),
-        h("span", { class: "gj-points" }, p.formol)) : null)
+    p.newborns.length || p.formol_line ? h("ul", { class: "gj-rows" }, p.newborns.map(newbornRow), ccLine(p), formolLine(p))
       : h("p", { class: "hint gj-empty" }, "Rien encore cette manche."),
     h("footer", { class: "gj-sheet-foot" },
-      h("span", {}, `Nurserie ${p.nursery} + Formol ${p.formol} = `, h("strong", {}, p.round_score)),
+      h("span", {}, sentence(p.round_line.code, p.round_line.params).fr),
       h("span", { class: "muted" }, "Total ", h("strong", {}, p.total))));
 }
 
@@ -124,22 +156,18 @@ function sheetsCard(state, title = true) {
 
 // --- shared header parts ------------------------------------------------------------------------
 
-function winnerBanner(state, players) {
-  if (!state.over) return null;
-  const names = state.winners.map((id) => players[id].name);
-  const total = state.outcome?.total ?? (names.length ? players[state.winners[0]].total : 0);
-  const shared = names.length > 1;
-  const list = names.join(" et ");
+function winnerBanner(state) {
+  if (!state.outcome) return null;
+  const { fr, en } = sentence(state.outcome.reason, state.outcome.params);
   return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
-    shared ? `🏆 Victoire partagée : ${list}` : `🏆 ${list} gagne !`,
-    h("div", { class: "gj-winner-total" }, `${total} points`),
-    h("small", { class: "gj-block", lang: "en" }, shared ? `Shared win: ${names.join(" and ")}, ${total} points` : `${list} wins with ${total} points`));
+    `🏆 ${fr}`, h("small", { class: "gj-block", lang: "en" }, en));
 }
 
+// The engine's notes (the table's size, the Queen's take), each in both languages.
 function noteCard(state) {
-  if (!state.note) return null;
-  const { fr, en } = sentence(state.note.code, state.note.params);
-  return h("p", { class: "card gj-note", "data-note": state.note.code }, fr, h("br"), h("small", { lang: "en" }, en));
+  if (!state.notes.length) return null;
+  return h("section", { class: "card gj-note", id: "notes" },
+    state.notes.map(({ code, params }) => said("p", { class: "gj-note-line", "data-note": code }, code, params)));
 }
 
 function statusCard(state, players) {
@@ -162,21 +190,24 @@ function resetOnNewRound(state) {
   if (draft.key !== key) {
     Object.assign(draft, { key, player: null, gf: null, confirm: false });
   }
+  // A birth-giver the rules no longer list (the deck ran out, an undo) loses the picker's draft.
+  if (draft.player && !actionsOf(state, "newborn", draft.player).length) Object.assign(draft, { player: null, gf: null });
+  if (!actionsOf(state, "close_round").length) draft.confirm = false;
 }
 
 export function referee(root, state, ctx) {
   const players = byId(state);
   resetOnNewRound(state);
   fill(root,
-    winnerBanner(state, players),
+    winnerBanner(state),
     state.over ? h("p", { class: "hint center" }, "Partie terminée. « Annuler » rouvre la dernière manche si la table le préfère.") : null,
     noteCard(state),
     statusCard(state, players),
-    state.over ? null : newbornPicker(state, players, ctx),
-    state.over ? null : queenCards(state, players, ctx),
-    state.over ? null : abortionCard(state, ctx),
+    queenCards(state, players, ctx),
+    newbornPicker(state, players, ctx),
+    abortionCard(state, ctx),
     state.over ? null : sheetsCard(state),
-    state.over ? null : closeCard(state, ctx),
+    closeCard(state, ctx),
     state.over ? standingsCard(state) : null,
     roundsCard(state),
     state.over ? chartCard(state) : null,
@@ -184,16 +215,37 @@ export function referee(root, state, ctx) {
   );
 }
 
+// The GMs of the deck under the chosen GF, as the engine's "fecundations" check answers: only those
+// that may fecundate it, each with its EG (or CC); the ones already recorded are greyed out.
+function gmGrid(state, ctx, gf, send) {
+  const answer = answerTo(ctx, state, "fecundations", { gf });
+  if (answer === undefined) return h("p", { class: "hint gj-wait", "aria-busy": "true" }, "…");
+  const used = new Set(state.used_cards);
+  // With no answer (no engine, no network) every free GM is offered: the engine judges the birth.
+  const rows = answer ? answer.gms.filter((row) => row.fecundates)
+    : state.deck.gm.map((gm) => ({ gm, allowed: !used.has(gm), used: used.has(gm), eg: null, cc: false, points: null }));
+  const byGm = Object.fromEntries(rows.map((row) => [row.gm, row]));
+  return cardGrid(rows.map((row) => row.gm), (card) => {
+    const row = byGm[card];
+    const sub = row.cc ? "CC" : row.eg !== null ? `EG ${row.eg}` : null;
+    const label = row.used ? "déjà notée" : row.points !== null ? `${row.points} pts` : null;
+    return cardButton(card, { disabled: !row.allowed, sub, label, extraClass: row.cc ? "cc" : "", onclick: () => send(card) });
+  }, { "data-grid": "gm" });
+}
+
 function newbornPicker(state, players, ctx) {
+  const births = actionsOf(state, "newborn");
+  if (!births.length) return null;
   const used = new Set(state.used_cards);
   const { player, gf } = draft;
   const pick = (field, value) => { draft[field] = value; ctx.render(); };
   const send = (gm) => {
-    const event = { player: draft.player, gf: draft.gf, gm };
+    const action = actionsOf(state, "newborn", draft.player)[0];
+    const cards = { gf: draft.gf, gm };
     draft.player = null;
     draft.gf = null;
     ctx.render();
-    ctx.send("newborn", event);
+    record(ctx, action, cards);
   };
   let step;
   if (!player) {
@@ -201,24 +253,19 @@ function newbornPicker(state, players, ctx) {
   } else if (!gf) {
     step = [
       h("p", { class: "hint gj-step" }, "2. Gamète Femelle ", h("small", {}, "female gamete, red")),
-      cardGrid(RED, ranksFor(state.rules), (card) => cardButton(card, {
-        disabled: used.has(card),
-        sub: isFace(card) ? ROYAL[rankOf(card)][1] + " pts" : null,
-        onclick: () => pick("gf", card),
-      }), { "data-grid": "gf" }),
+      cardGrid(state.deck.gf, (card) => {
+        const royal = state.royal_points[rankOf(card)];
+        return cardButton(card, {
+          disabled: used.has(card), label: used.has(card) ? "déjà notée" : null,
+          sub: royal === undefined ? null : `${royal} pts`,
+          onclick: () => pick("gf", card),
+        });
+      }, { "data-grid": "gf" }),
     ];
   } else {
-    // A number GF takes only number GMs; a Royal Ovum takes any GM, imperials included.
     step = [
       h("p", { class: "hint gj-step" }, "3. Gamète Mâle : la naissance est notée ", h("small", {}, "male gamete, black")),
-      cardGrid(BLACK, ranksFor(state.rules, { faces: isFace(gf) }), (card) => {
-        let sub = null;
-        if (!isFace(gf)) {
-          const eg = Math.abs(valueOf(card) - valueOf(gf));
-          sub = eg === 0 ? "CC" : `EG ${eg}`;
-        }
-        return cardButton(card, { disabled: used.has(card), sub, extraClass: sub === "CC" ? "cc" : "", onclick: () => send(card) });
-      }, { "data-grid": "gm" }),
+      gmGrid(state, ctx, gf, send),
     ];
   }
   return h("section", { class: "card gj-picker", id: "newborn-picker" },
@@ -233,58 +280,67 @@ function newbornPicker(state, players, ctx) {
         player ? h("button", { type: "button", class: "secondary gj-clear", "data-action": "clear-newborn", "aria-label": "Effacer",
           onclick: () => { draft.player = null; draft.gf = null; ctx.render(); } }, "✕") : null)),
     step,
-    player ? null : h("div", { class: "gj-chips", role: "group", "aria-label": "Joueur·euse" }, state.players.map((p) =>
-      h("button", { type: "button", class: "gj-chip", "data-player": p.id, "data-pick": "player",
-        style: `--pc:${colorOf(state, p.id)}`, onclick: () => pick("player", p.id) }, p.name))));
+    player ? null : h("div", { class: "gj-chips", role: "group", "aria-label": "Joueur·euse" }, births.map((action) =>
+      h("button", { type: "button", class: "gj-chip", "data-player": action.player, "data-pick": "player",
+        style: `--pc:${colorOf(state, action.player)}`, onclick: () => pick("player", action.player) }, players[action.player].name))));
 }
 
 function abortionCard(state, ctx) {
+  const listed = actionsOf(state, "abortion");
+  if (!listed.length) return null;
+  const players = byId(state);
+  const hint = sentence("gjdlv.abortion_hint", { per_abortion: state.per_abortion });
   return h("section", { class: "card", id: "abortions" },
-    h("h2", {}, "Avortement ", h("small", {}, "Abortion · +3 au Formol de qui avorte")),
-    h("div", { class: "gj-chips" }, state.players.map((p) =>
-      h("button", { type: "button", class: "gj-chip", "data-action": "abortion", "data-player": p.id,
+    h("h2", {}, "Avortement ", h("small", {}, `Abortion · ${hint.fr}`)),
+    h("div", { class: "gj-chips" }, listed.map((action) => {
+      const p = players[action.player];
+      return h("button", { type: "button", class: "gj-chip", "data-action": "abortion", "data-player": p.id,
         style: `--pc:${colorOf(state, p.id)}`, "aria-label": `Avortement par ${p.name}`,
-        onclick: () => ctx.send("abortion", { player: p.id }) },
-        `🧪 ${p.name}`, p.abortions ? h("span", { class: "gj-badge" }, `×${p.abortions}`) : null))));
+        onclick: () => record(ctx, action) },
+        `🧪 ${p.name}`, p.abortions ? h("span", { class: "gj-badge" }, `×${p.abortions}`) : null);
+    })));
 }
 
-// A Queen newborn lets its birth-giver take an opponent's most recent newborn, once per Queen.
+// The Queen's take, as the engine lists it: one button per opponent whose most recent newborn she
+// may take now (the take is the very next event after her birth; the note says so).
 function queenCards(state, players, ctx) {
-  return state.players.filter((p) => p.queens_unused > 0).map((p) =>
-    h("section", { class: "card gj-queen", "data-queen": p.id },
-      h("h2", {}, `👑 Dame de ${p.name} `, h("small", {}, "Petite Mère des peuples · Queen's take")),
-      h("p", { class: "hint" }, `${p.name} prend le dernier nouveau-né de… `,
-        p.queens_unused > 1 ? h("strong", {}, `(${p.queens_unused} prises)`) : null),
-      h("div", { class: "gj-steal" }, state.players.filter((o) => o.id !== p.id).map((o) => {
-        const last = o.newborns[o.newborns.length - 1];
-        return h("button", { type: "button", class: "gj-target", "data-action": "steal", "data-player": p.id, "data-from": o.id,
-          onclick: () => ctx.send("steal_newborn", { player: p.id, from: o.id }) },
-          h("span", { class: "player-name" }, o.name),
-          last ? h("span", { class: "gj-pair" }, face(last.gf), h("span", { class: "gj-x" }, "×"), face(last.gm), h("small", {}, ` ${last.points} pts`))
-            : h("small", {}, "aucun nouveau-né"));
-      })),
-      h("p", { class: "hint" }, "Rien à prendre ? La prise est perdue : passez. ", h("small", {}, "Nothing to take: the take is lost."))));
+  const takes = actionsOf(state, "steal_newborn");
+  const thieves = [...new Set(takes.map((action) => action.player))];
+  const queen = sentence("gjdlv.royal.Q");
+  return thieves.map((thief) =>
+    h("section", { class: "card gj-queen", "data-queen": thief },
+      h("h2", {}, `👑 ${players[thief].name} — ${queen.fr} `, h("small", {}, `${queen.en} · Queen's take`)),
+      h("div", { class: "gj-steal" }, takes.filter((action) => action.player === thief).map((action) => {
+        const victim = players[action.from];
+        const last = victim.newborns.at(-1);
+        return h("button", { type: "button", class: "gj-target", "data-action": "steal", "data-player": thief, "data-from": victim.id,
+          onclick: () => record(ctx, action) },
+          h("span", { class: "player-name" }, victim.name),
+          last ? h("span", { class: "gj-pair" }, face(last.gf), h("span", { class: "gj-x" }, "×"), face(last.gm), h("small", {}, ` ${last.points} pts`)) : null);
+      }))));
 }
 
 function closeCard(state, ctx) {
-  const last = state.round >= state.rounds;
+  const action = actionsOf(state, "close_round")[0];
+  if (!action) return null;
+  const last = state.last_round;
   const label = last ? `Clore la dernière manche (${state.round}/${state.rounds})` : `Clore la manche ${state.round}/${state.rounds}`;
   if (!draft.confirm) {
     return h("section", { class: "card", id: "close-round" },
       h("button", { type: "button", class: "big-button", "data-action": "close-round", onclick: () => { draft.confirm = true; ctx.render(); } },
-        `✓ ${label}`), h("small", { class: "center gj-block" }, last ? "Close the last round: the game ends" : "Close the round"));
+        `✓ ${label}`), h("small", { class: "center gj-block" }, last ? "Close the last round" : "Close the round"));
   }
   return h("section", { class: "card gj-confirm", id: "close-round" },
     h("h2", {}, `${label} ? `, h("small", {}, "Confirm")),
     h("table", { class: "sheet-table" },
       h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "Manche"), h("th", {}, "Total"))),
       h("tbody", {}, state.players.map((p) => h("tr", { "data-confirm": p.id },
-        h("td", {}, p.name), h("td", {}, h("strong", {}, signed(p.round_score))), h("td", {}, p.total + p.round_score))))),
-    last ? h("p", { class: "hint" }, "La partie se termine : le plus haut total l'emporte.") : null,
+        h("td", {}, p.name), h("td", {}, h("strong", {}, signed(p.round_score))), h("td", {}, p.projected_total))))),
+    last ? said("p", { class: "hint", "data-rule": "gjdlv.game_ends" }, "gjdlv.game_ends") : null,
     h("div", { class: "gj-two" },
       h("button", { type: "button", class: "secondary", "data-action": "cancel-close", onclick: () => { draft.confirm = false; ctx.render(); } }, "Reprendre"),
       h("button", { type: "button", class: "primary", "data-action": "confirm-close", onclick: async () => {
-        if (await ctx.send("close_round", {})) draft.confirm = false;
+        if (await record(ctx, action)) draft.confirm = false;
       } }, "Confirmer")));
 }
 
@@ -292,16 +348,20 @@ function closeCard(state, ctx) {
 
 const CHECKS = {
   fecundate: { fr: "Fécondation", en: "Fecundation", question: "Ce GM peut-il féconder ce GF ?",
-    slots: [["gf", "red", "GF"], ["gm", "black", "GM"]] },
+    slots: [["gf", "gf", "GF"], ["gm", "gm", "GM"]] },
   surrogate: { fr: "Mère porteuse", en: "Surrogacy", question: "Ce GM peut-il mère-porter cet embryon ?",
-    slots: [["gf", "red", "GF de l'embryon"], ["gm", "black", "GM de l'embryon"], ["new_gm", "black", "Nouveau GM"]] },
+    slots: [["gf", "gf", "GF de l'embryon"], ["gm", "gm", "GM de l'embryon"], ["new_gm", "gm", "Nouveau GM"]] },
   abortion: { fr: "Avortement", en: "Abortion", question: "Cette carte avorte-t-elle cette fécondation ?",
-    slots: [["gm", "black", "GM qui féconde"], ["answer", "black", "Carte jouée"]] },
+    slots: [["gm", "gm", "GM qui féconde"], ["answer", "gm", "Carte jouée"]] },
   ejaculation: { fr: "Éjaculation", en: "Held-back contest", question: "Qui remporte ce GF ? (GM de chaque éjaculation)",
-    slots: [["gf", "red", "GF"]] },
+    slots: [["gf", "gf", "GF"]] },
   bonus: { fr: "Bonus impérial", en: "Imperial bonus", question: "Qu'annule ce bonus ?",
     slots: [["card", "imperial", "Carte bonus"]] },
 };
+// The cards a slot offers: the table's GF or GM (state.deck), or its imperials (the black pictures).
+function slotCards(state, kind) {
+  return kind === "imperial" ? state.deck.gm.filter(isPicture) : state.deck[kind];
+}
 const AGAINST = [["abortion", "un avortement"], ["surrogacy", "une mère porteuse"], ["fecundation", "une fécondation"]];
 
 function qaState() {
@@ -312,7 +372,7 @@ function qaState() {
 function slotsOf(state, name) {
   const slots = CHECKS[name].slots;
   if (name !== "ejaculation") return slots;
-  return [...slots, ...state.players.map((p) => [`gms.${p.id}`, "black", p.name, true])];
+  return [...slots, ...state.players.map((p) => [`gms.${p.id}`, "gm", p.name, true])];
 }
 
 function qaRequest(state, qa) {
@@ -336,10 +396,11 @@ async function ask(state, ctx) {
   let answer;
   try {
     answer = await ctx.check(qa.check, params);
-    // An answer worked out on the phone may lack its sentences: the server words them.
-    if (!answer?.messages && navigator.onLine) answer = await api.check(ctx.code, qa.check, params);
+    // The engine words its answers; the catalogue words one that came without its sentences.
+    if (!answer.messages) answer = { ...answer, messages: sentence(answer.code, { ...answer, ...answer.params }) };
   } catch (err) {
-    answer = { ok: false, code: err.code, messages: err.messages, refused: true };
+    const code = err.code ?? err.message;
+    answer = { ok: false, code, messages: err.messages ?? sentence(code, err.params), refused: true };
   }
   if (qa.asked !== key) return; // a later question was asked meanwhile
   qa.answer = answer;
@@ -363,25 +424,23 @@ function quiARaison(state, players, ctx) {
   };
   let grid = null;
   if (activeSlot) {
-    const [key, color] = activeSlot;
-    const suits = color === "red" ? RED : BLACK;
-    const ranks = color === "imperial" ? FACES : ranksFor(state.rules);
+    const [key, kind] = activeSlot;
     const optional = activeSlot[3];
     grid = h("div", { class: "gj-qa-grid" },
-      h("p", { class: "hint" }, `${activeSlot[2]} : touchez une carte ${color === "red" ? "rouge" : "noire"}`),
+      h("p", { class: "hint" }, `${activeSlot[2]} : touchez une carte ${kind === "gf" ? "rouge" : "noire"}`),
       optional ? h("button", { type: "button", class: "secondary gj-none", "data-action": "no-gm", onclick: () => {
         delete qa.cards[key];
         choose(null);
       } }, `${activeSlot[2]} n'éjacule pas `, h("small", {}, "no ejaculation")) : null,
-      cardGrid(suits, ranks, (card) => cardButton(card, { pressed: qa.cards[key] === card, onclick: () => choose(card) }), { "data-grid": `qa-${key}` }));
+      cardGrid(slotCards(state, kind), (card) => cardButton(card, { pressed: qa.cards[key] === card, onclick: () => choose(card) }), { "data-grid": `qa-${key}` }));
   }
   const answer = qa.answer;
   return h("details", { class: "card gj-qa", id: "qui-a-raison", open: draft.qaOpen || null,
     ontoggle: (e) => { draft.qaOpen = e.target.open; } },
     h("summary", {}, "⚖ Qui a raison ? ", h("small", {}, "Who's right? — the rules settle it")),
-    // Imperial bonuses are face cards: they only exist in the Règles Abondantes.
+    // Imperial bonuses are black pictures: no tab when the table's deck has none.
     h("div", { class: "gj-tabs", role: "group", "aria-label": "Question" }, Object.entries(CHECKS)
-      .filter(([name]) => name !== "bonus" || state.rules === "abondantes").map(([name, c]) =>
+      .filter(([name]) => name !== "bonus" || slotCards(state, "imperial").length).map(([name, c]) =>
       h("button", { type: "button", "data-check": name, "aria-pressed": String(qa.check === name),
         onclick: () => {
           const keep = { gf: qa.cards.gf };
@@ -411,28 +470,24 @@ function quiARaison(state, players, ctx) {
 
 // --- table view ---------------------------------------------------------------------------------
 
-function ranked(state) {
-  return [...state.players]
-    .map((p, seat) => ({ p, seat }))
-    .sort((a, b) => b.p.total - a.p.total || a.seat - b.seat)
-    .map(({ p }) => ({ p, rank: 1 + state.players.filter((o) => o.total > p.total).length }));
-}
-
 function standingsCard(state) {
+  const players = byId(state);
   return h("section", { class: "card", id: "standings" },
     h("h2", {}, "Classement ", h("small", {}, state.over ? "Final standings" : "Standings")),
-    state.over ? null : h("p", { class: "hint" }, `Après ${plural(state.players[0].round_scores.length, "manche", "manches")} sur ${state.rounds}`),
-    h("ol", { class: "gj-standings" }, ranked(state).map(({ p, rank }) =>
-      h("li", { "data-standing": p.id, "data-rank": rank, style: `--pc:${colorOf(state, p.id)}`, class: state.winners.includes(p.id) ? "won" : null },
-        h("span", { class: "gj-rank-n" }, rank === 1 && state.over ? "🏆" : `${rank}`),
+    state.over ? null : h("p", { class: "hint" }, `Après ${plural(state.rounds_closed, "manche", "manches")} sur ${state.rounds}`),
+    h("ol", { class: "gj-standings" }, state.standings.map(({ player, rank, total }) => {
+      const p = players[player];
+      return h("li", { "data-standing": p.id, "data-rank": rank, style: `--pc:${colorOf(state, p.id)}`, class: state.winners.includes(p.id) ? "won" : null },
+        h("span", { class: "gj-rank-n" }, state.winners.includes(p.id) ? "🏆" : `${rank}`),
         h("span", { class: "gj-dot", "aria-hidden": "true" }),
         h("span", { class: "player-name" }, p.name),
         !state.over && p.round_score ? h("small", { class: "gj-live" }, `${signed(p.round_score)} en cours`) : null,
-        h("strong", { class: "gj-total", "data-total": p.id }, p.total)))));
+        h("strong", { class: "gj-total", "data-total": p.id }, total));
+    })));
 }
 
 function roundsCard(state) {
-  const closed = state.players[0].round_scores.length;
+  const closed = state.rounds_closed;
   if (!closed) return null;
   const rows = [];
   for (let r = 0; r < closed; r++) {
@@ -470,11 +525,8 @@ function niceStep(raw) {
 
 // Totals round by round, one line per player, x = rounds (0 … the game's length), y = points.
 function chartCard(state) {
-  const closed = state.players[0].round_scores.length;
-  const series = state.players.map((p) => {
-    let sum = 0;
-    return [0, ...p.round_scores.map((score) => (sum += score))];
-  });
+  const closed = state.rounds_closed;
+  const series = state.players.map((p) => [0, ...p.running_totals]);
   const W = 340, H = 220, L = 36, R = 12, T = 12, B = 30;
   const values = series.flat();
   const step = niceStep((Math.max(20, ...values) - Math.min(0, ...values)) / 4);
@@ -512,7 +564,7 @@ function chartCard(state) {
 export function view(root, state) {
   const players = byId(state);
   fill(root,
-    winnerBanner(state, players),
+    winnerBanner(state),
     noteCard(state),
     statusCard(state, players),
     standingsCard(state),
