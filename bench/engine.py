@@ -46,8 +46,9 @@ def existentiel_log(rng: random.Random):
         view = core.view("existentiel", state)
         for player in view["players"]:
             for kind in ("roll", "accept", "validate"):
-                event = {"type": kind, "player": player["id"], "die": rng.randint(1, 6),
-                         "success": rng.random() < 0.8}
+                supplied = {"roll": {"die": rng.randint(1, 6)}, "accept": {},
+                            "validate": {"success": rng.random() < 0.8}}[kind]
+                event = {"type": kind, "player": player["id"], **supplied}
                 try:
                     state = core.apply("existentiel", state, event)
                     events.append(event)

@@ -61,7 +61,9 @@ def serve(env: dict, workers: int | None):
     """``companion serve`` on a free port with its own instance folder; yields (base URL, master pid)."""
     port = free_port()
     with tempfile.TemporaryDirectory() as instance:
-        environ = {**os.environ, "ARBITRE_INSTANCE": instance, **env}
+        # Every table is created from 127.0.0.1: above the per-address limit a festival's NAT gets.
+        environ = {**os.environ, "ARBITRE_INSTANCE": instance, "ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour",
+                   **env}
         companion = str(Path(sys.executable).with_name("companion"))
         command = [companion, "serve", "--host", HOST, "--port", str(port)]
         if workers:

@@ -29,7 +29,16 @@ def create_app(test_config: dict | None = None) -> Flask:
         LIVE_STREAMS_PER_ADDRESS=32,  # open streams from one address (429 beyond)
         LIVE_STREAMS_PER_PROCESS=None,  # the server sets it below its connections, for the referees' taps
         LIVE_RESUME_MAX=100,  # a follower further behind than this gets the current version only
+        # Limits per client address (companion/limits.py): failures only, and new tables.
+        RATELIMIT_UNKNOWN_TABLE="30/minute",  # 404s on routes that name a table
+        RATELIMIT_WRONG_SECRET="30/minute",  # 401/403: missing or wrong referee secrets
+        RATELIMIT_NEW_TABLE="60/hour",  # every POST /api/tables
+        # Where the counters live: the app's own database unless a shared store is named (redis://…).
+        RATELIMIT_STORAGE_URI=os.environ.get("ARBITRE_RATELIMIT_STORAGE") or "arbitre-db://",
     )
+    # A deployment (or a benchmark) sets any of these as ARBITRE_<KEY>, e.g.
+    # ARBITRE_RATELIMIT_NEW_TABLE="600/hour"; values that read as JSON are taken as JSON.
+    app.config.from_prefixed_env("ARBITRE")
     if test_config:
         app.config.update(test_config)
     app.json.sort_keys = False
@@ -38,14 +47,17 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "migrations"))
 
-    from companion import api, calendar, errors, live, offline, pages
+    from companion import api, calendar, errors, headers, limits, live, offline, openapi, pages
 
     app.register_blueprint(api.bp)
     app.register_blueprint(calendar.bp)
     app.register_blueprint(offline.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(openapi.bp)
     errors.register(app)
+    headers.register(app)
+    limits.install(app)
     return app
 
 

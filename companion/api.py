@@ -6,6 +6,7 @@ Views raise every refusal (`Refused` here, `RuleError` from the engine); `compan
 from __future__ import annotations
 
 import json
+import math
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
@@ -19,18 +20,31 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def body() -> dict:
-    """The request's JSON object, or a 4xx naming what is wrong with it."""
+    """The request's JSON object, or a 4xx naming what is wrong with it, checked in this order: its
+    size (413), its media type (415), its syntax (400 ``bad_json``: NaN and infinities however
+    written included), its nesting (400 ``too_deep``), its text (400 ``bad_json`` for a lone
+    surrogate), then that it is an object. Nothing else reads the body before these checks."""
     if request.content_length and request.content_length > current_app.config["MAX_CONTENT_LENGTH"]:
         raise Refused(413, "too_large", max=current_app.config["MAX_CONTENT_LENGTH"])
     raw = request.get_data(cache=True)
     if not raw.strip():
-        return {}
+        return {}  # no body at all: an undo, a check without params
+    if request.mimetype != "application/json":
+        # A form or text/plain body is a "simple" request a page on any site may send without a CORS
+        # preflight; requiring JSON's own type makes every browser ask first (and this app never says yes).
+        raise Refused(415, "unsupported_media_type", type=core.short(request.mimetype or None))
     try:
-        # NaN and Infinity are not JSON (PostgreSQL refuses them); nesting deep enough to exhaust
-        # the parser's recursion is not a request anyone means to send.
-        parsed = json.loads(raw, parse_constant=_not_json)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        # NaN and Infinity are not JSON, nor is a number too large for a float (1e999 would be read
+        # as infinity): PostgreSQL refuses them and no JSON parser reads them back.
+        parsed = json.loads(raw, parse_constant=_not_json, parse_float=_finite)
+    except RecursionError:  # the parser's own recursion, nested a thousand deep
+        raise Refused(400, "too_deep", max=core.JSON_DEPTH_MAX) from None
+    except (ValueError, UnicodeDecodeError):
         raise Refused(400, "bad_json") from None
+    refusal = core.json_refusal(parsed)
+    if refusal is not None:
+        code, params = refusal
+        raise Refused(400, code, **params)
     if not isinstance(parsed, dict):
         raise Refused(400, "bad_json")
     return parsed
@@ -40,6 +54,13 @@ def _not_json(constant: str):
     raise ValueError(f"{constant} is not JSON")
 
 
+def _finite(number: str) -> float:
+    value = float(number)
+    if not math.isfinite(value):
+        raise ValueError(f"{number[:40]} is not a finite number")
+    return value
+
+
 def table_or_404(code: str):
     table = store.find_table(code)
     if table is None:
@@ -47,13 +68,21 @@ def table_or_404(code: str):
     return table
 
 
+def bearer_secret() -> str | None:
+    """The secret of ``Authorization: Bearer <secret>``, if the request carries one; the scheme's
+    case does not matter (RFC 7235 §2.1: ``bearer`` is the same)."""
+    scheme, _, secret = request.headers.get("Authorization", "").strip().partition(" ")
+    secret = secret.strip()
+    return secret if scheme.lower() == "bearer" and secret else None
+
+
 def referee_table(code: str):
     """The table, if the request carries its referee secret."""
     table = table_or_404(code)
-    header = request.headers.get("Authorization", "")
-    if not header.startswith("Bearer ") or not header[7:].strip():
+    secret = bearer_secret()
+    if secret is None:
         raise Refused(401, "secret_required")
-    if not store.secret_matches(table, header[7:].strip()):
+    if not store.secret_matches(table, secret):
         raise Refused(403, "wrong_secret")
     return table
 

@@ -15,6 +15,11 @@ Choices the rules leave open:
 - **UID** is ``rendezvous-<code>-<YYYYMMDDTHHMM>@arbitre``: the same rendez-vous of the same table
   always has the same UID, so downloading it again updates the event instead of duplicating it; a
   rendez-vous moved to another time is a new event.
+- **Whatever is stored.** The engine accepts only a rendez-vous it can write here (ASCII
+  ``YYYY-MM-DDTHH:MM``, years 2000–2100), but a table saved before that check may hold anything: a
+  date this file cannot be made from (``9999-12-31T23:59`` ends after year 9999) answers
+  404 ``existentiel.no_rendezvous`` as if none were set, and text that UTF-8 cannot encode is replaced,
+  never a 500.
 - **DTSTAMP** (UTC, required) is when the table last changed. With no ``METHOD`` in the file, RFC 5545
   §3.8.7.2 makes it the time the event's information was last revised, and everything in the event
   (the time, the place, each player's adventure) comes from the table: downloading the same table
@@ -29,6 +34,8 @@ from flask import Blueprint, Response, url_for
 
 from companion.api import table_or_404
 from companion.errors import Refused
+from engine.core import RuleError
+from engine.existentiel import rendezvous_moment
 
 bp = Blueprint("calendar", __name__)
 
@@ -62,8 +69,6 @@ def fold(line: str) -> str:
 
 
 def _utc(moment: datetime) -> str:
-    if moment.tzinfo is None:  # SQLite gives back naive datetimes; they were stored in UTC
-        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
@@ -91,10 +96,20 @@ def description(state: dict, view_url: str) -> str:
     return "\n".join(lines)
 
 
-def ics(table, view_url: str) -> str:
+def start_of(rendezvous) -> datetime | None:
+    """When a stored rendez-vous starts, or None if it is no date a calendar file can hold (a table
+    saved before the engine checked it); the engine's own check, so both agree."""
+    if not isinstance(rendezvous, dict):
+        return None
+    try:
+        return rendezvous_moment(rendezvous.get("at"))
+    except RuleError:
+        return None
+
+
+def ics(table, view_url: str, start: datetime) -> str:
     state = table.state
     rendezvous = state["rendezvous"]
-    start = datetime.strptime(rendezvous["at"], "%Y-%m-%dT%H:%M")
     end = start + DURATION
     lines = [
         "BEGIN:VCALENDAR",
@@ -108,7 +123,7 @@ def ics(table, view_url: str) -> str:
         f"DTEND:{end:%Y%m%dT%H%M%S}",
         f"SUMMARY:{escape_text(SUMMARY)}",
     ]
-    if rendezvous.get("place"):
+    if rendezvous.get("place") and isinstance(rendezvous["place"], str):
         lines.append(f"LOCATION:{escape_text(rendezvous['place'])}")
     lines += [
         f"DESCRIPTION:{escape_text(description(state, view_url))}",
@@ -118,7 +133,13 @@ def ics(table, view_url: str) -> str:
         "END:VEVENT",
         "END:VCALENDAR",
     ]
-    return "".join(fold(line) + CRLF for line in lines)
+    return "".join(fold(encodable(line)) + CRLF for line in lines)
+
+
+def encodable(line: str) -> str:
+    """``line`` with whatever UTF-8 cannot encode (a lone surrogate stored before the API refused
+    them) replaced by ``?``: the file is made whatever the table holds."""
+    return line.encode("utf-8", "replace").decode("utf-8")
 
 
 @bp.get("/api/tables/<code>/rendezvous.ics")
@@ -126,10 +147,11 @@ def rendezvous_ics(code: str):
     table = table_or_404(code)
     if table.game != "existentiel":
         raise Refused(404, "existentiel.no_calendar", code=table.code, game=table.game)
-    if not table.state.get("rendezvous"):
+    start = start_of(table.state.get("rendezvous"))
+    if start is None:
         raise Refused(404, "existentiel.no_rendezvous", code=table.code)
     view_url = url_for("pages.table_view", code=table.code, _external=True)
-    body = ics(table, view_url)
+    body = ics(table, view_url, start)
     return Response(
         body.encode("utf-8"),
         content_type="text/calendar; charset=utf-8",

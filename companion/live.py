@@ -183,7 +183,8 @@ class Hub:
                 channel.reading = False
 
     def log_answers(self, table_id: int, after: int, upto: int | None = None) -> list[tuple[int, dict]]:
-        """The answer of every version after ``after`` (up to ``upto``), as stored with the writes."""
+        """The answer of every version after ``after`` (up to ``upto``), as stored with the writes (or,
+        for a version older than the log keeps answers for, rebuilt from it)."""
         applied = select(Event.version, Event.result).where(Event.table_id == table_id, Event.version > after)
         undone = select(Event.undone_version, Event.undo_result).where(
             Event.table_id == table_id, Event.undone_version > after)
@@ -192,7 +193,10 @@ class Hub:
             undone = undone.where(Event.undone_version <= upto)
         with self.app.app_context():
             rows = db.session.execute(union_all(applied, undone)).all()
-        return sorted((version, answer) for version, answer in rows)
+            if any(answer is None for _, answer in rows):
+                table = db.session.get(Table, table_id)
+                rows = [(v, store.answer_at(table, v) if answer is None else answer) for v, answer in rows]
+        return sorted(rows, key=lambda row: row[0])
 
     # --- the followers' side ----------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
+from sqlalchemy import DateTime, TypeDecorator
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Engine
 
@@ -15,6 +16,19 @@ migrate = Migrate()
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator):
+    """A moment stored in UTC and read back as an aware UTC datetime on every database (SQLite keeps
+    no time zone and would give it back naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
 
 
 class Table(db.Model):
@@ -30,8 +44,8 @@ class Table(db.Model):
     secret_hash = db.Column(db.String(64), nullable=False)
     version = db.Column(db.Integer, nullable=False, default=0)
     state = db.Column(db.JSON, nullable=False)
-    created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=now)
-    updated_at = db.Column(db.DateTime(timezone=True), nullable=False, default=now)
+    created_at = db.Column(UTCDateTime, nullable=False, default=now)
+    updated_at = db.Column(UTCDateTime, nullable=False, default=now)
 
 
 class Event(db.Model):
@@ -51,13 +65,16 @@ class Event(db.Model):
     type = db.Column(db.String(40), nullable=False)
     payload = db.Column(db.JSON, nullable=False)  # the event as the engine reads it
     version = db.Column(db.Integer, nullable=False)  # the table's version once it was applied
-    result = db.Column(db.JSON, nullable=False)  # the answer given, repeated to a retry of the same id
-    created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=now)
+    # The answer given, repeated to a retry of the same id and sent to live followers who missed it.
+    # Kept for the table's last `store.ANSWERS_KEPT` versions only; an older one is rebuilt from the
+    # log on the rare retry that asks for it (`store.answer_at`), so a row never keeps a whole view.
+    result = db.Column(db.JSON(none_as_null=True))
+    created_at = db.Column(UTCDateTime, nullable=False, default=now)
     undone = db.Column(db.Boolean, nullable=False, default=False)
     undone_version = db.Column(db.Integer)
-    undone_at = db.Column(db.DateTime(timezone=True))
+    undone_at = db.Column(UTCDateTime)
     undo_id = db.Column(db.String(64))  # the client id of the undo that took it back, if it sent one
-    undo_result = db.Column(db.JSON)  # the answer that undo got, repeated to a retry
+    undo_result = db.Column(db.JSON(none_as_null=True))  # the undo's answer, kept like ``result``
 
 
 @sa_event.listens_for(Engine, "connect")

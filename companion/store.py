@@ -13,7 +13,7 @@ import hmac
 import secrets
 import time
 
-from sqlalchemy import select, update
+from sqlalchemy import null, or_, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from companion import bus
@@ -25,6 +25,10 @@ CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L,
 CODE_LENGTH = 6
 CLIENT_ID_MAX = 64
 WRITE_ATTEMPTS = 5
+# Versions whose answers the log keeps (above the live stream's resume window, LIVE_RESUME_MAX):
+# a retry or a follower within them reads the answer; an older one is rebuilt by `answer_at`.
+ANSWERS_KEPT = 128
+PRUNE_EVERY = 32  # versions between two prunings of older answers: one extra statement, now and then
 
 
 # --- codes and secrets ---------------------------------------------------------------------------
@@ -81,6 +85,20 @@ def answer(table: Table) -> dict:
     return {"version": table.version, "state": core.view(table.game, table.state)}
 
 
+def answer_at(table: Table, version: int) -> dict:
+    """The answer the table gave at ``version``, rebuilt from the log: the replay of the events that
+    were in effect then (applied by that version, and not undone by it)."""
+    query = (
+        select(Event.payload)
+        .where(Event.table_id == table.id, Event.version <= version,
+               or_(Event.undone_version.is_(None), Event.undone_version > version))
+        .order_by(Event.seq)
+    )
+    events = list(db.session.execute(query).scalars())
+    state = core.replay(table.game, table.players, table.options, events)
+    return {"version": version, "state": core.view(table.game, state)}
+
+
 def rebuild(table: Table) -> dict:
     """The state recomputed from the log: the snapshot is only a cache of this."""
     return core.replay(table.game, table.players, table.options, [e.payload for e in active_events(table)])
@@ -132,7 +150,7 @@ def append_event(table_id: int, body: dict) -> dict:
             select(Event).where(Event.table_id == table_id, Event.client_id == client_id)
         ).scalar_one_or_none()
         if earlier is not None:
-            return earlier.result, False
+            return earlier.result or answer_at(table, earlier.version), False
         _check_version(table, body)
         state = core.apply(table.game, table.state, event)
         version = table.version + 1
@@ -168,7 +186,7 @@ def undo(table_id: int, body: dict) -> dict:
                 select(Event).where(Event.table_id == table_id, Event.undo_id == undo_id)
             ).scalar_one_or_none()
             if earlier is not None:
-                return earlier.undo_result, False
+                return earlier.undo_result or answer_at(table, earlier.undone_version), False
         _check_version(table, body)
         events = active_events(table)
         state = core.undo(table.game, table.players, table.options, [e.payload for e in events])
@@ -205,6 +223,19 @@ def _move_table(table: Table, state: dict) -> None:
     ).rowcount
     if moved != 1:
         raise _Raced()
+    if (table.version + 1) % PRUNE_EVERY == 0:
+        _prune_answers(table.id, table.version + 1 - ANSWERS_KEPT)
+
+
+def _prune_answers(table_id: int, upto: int) -> None:
+    """Forget the answers of versions up to ``upto``: the log can rebuild them (`answer_at`)."""
+    for version, answer in ((Event.version, Event.result), (Event.undone_version, Event.undo_result)):
+        db.session.execute(
+            update(Event)
+            .where(Event.table_id == table_id, version <= upto, answer.is_not(None))
+            .values({answer: null()})
+            .execution_options(synchronize_session=False)
+        )
 
 
 class _Raced(Exception):

@@ -9,6 +9,9 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 - ``EVENTS``: ``{event_type: handler(state, event)}``. A handler reads the event's fields, calls the
   game's ``check_*`` functions (one per rule, raising `IllegalEvent`) and only then mutates the
   state in place, so a refused event changes nothing,
+- ``FIELDS``: ``{event_type: (field, ...)}``, every field an event of that type may carry besides
+  ``type`` (and ``id`` and ``version``, which the web layer reads). Any other field is refused
+  (``unknown_field``) by `apply_in_place`, once for every game,
 - ``actions(state) -> [event]``: the events the rules allow now, built from the same ``check_*``
   functions, each with the fields the rules fix (the table supplies the rest: a die, a card),
 - ``view(state) -> dict``: what the table shows, every derived number included,
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +40,13 @@ JSON = Any
 Handler = Callable[[dict, dict], None]
 
 NAME_MAX = 40
+# Arrays and objects nested in a request: the deepest real one is 3 (a table's ``options.titles``, a
+# reveal's ``cards``); 16 leaves room and keeps every later walk over the value (copies, storage,
+# serialisation, all recursive) far from Python's recursion limit.
+JSON_DEPTH_MAX = 16
+# Fields of an event the games never declare: ``type`` names the handler, ``id`` and ``version`` are
+# the web layer's (the client id that makes a retry harmless, the version a write expects).
+ENVELOPE_FIELDS = ("id", "type", "version")
 
 
 class RuleError(Exception):
@@ -113,9 +124,16 @@ def apply(game_id: str, state: dict, event: JSON) -> dict:
     return new_state
 
 
-def apply_in_place(module, state: dict, event: JSON) -> None:
+def apply_in_place(module, state: dict, event: JSON, *, known_fields: bool = True) -> None:
     """Check and apply ``event`` to ``state``, guards in this order: an object, a known type, a game
-    still running, then the game's own handler (which checks its fields and rules before mutating)."""
+    still running, only the fields its type declares, then the game's own handler (which checks its
+    fields and rules before mutating). Once the game is over every event is ``game_over``, whatever
+    it carries.
+
+    ``known_fields=False`` skips the fourth guard: `replay` reads a log the engine already accepted,
+    some of it perhaps before fields were checked (a handler never read an undeclared field, so the
+    state is the same either way), and a stored table must stay replayable.
+    """
     if not isinstance(event, dict):
         raise InvalidEvent("bad_event")
     kind = event.get("type")
@@ -124,7 +142,18 @@ def apply_in_place(module, state: dict, event: JSON) -> None:
         raise InvalidEvent("unknown_event", type=short(kind), events=sorted(module.EVENTS))
     if module.outcome(state) is not None:
         raise IllegalEvent("game_over")
+    if known_fields:
+        check_fields(module, kind, event)
     handler(state, event)
+
+
+def check_fields(module, kind: str, event: dict) -> None:
+    """Every field of ``event`` is one its type declares in the game's ``FIELDS`` (or ``id``,
+    ``type``, ``version``); else `InvalidEvent` ``unknown_field`` naming the first other one."""
+    declared = module.FIELDS[kind]
+    for key in event:
+        if key not in declared and key not in ENVELOPE_FIELDS:
+            raise InvalidEvent("unknown_field", field=short(key), type=kind, allowed=list(declared))
 
 
 def replay(game_id: str, players: JSON, options: JSON, events: Iterable[dict]) -> dict:
@@ -132,7 +161,7 @@ def replay(game_id: str, players: JSON, options: JSON, events: Iterable[dict]) -
     module = game(game_id)
     state = setup(game_id, players, options)
     for event in events:
-        apply_in_place(module, state, event)
+        apply_in_place(module, state, event, known_fields=False)
     return state
 
 
@@ -231,6 +260,13 @@ def integer(event: dict, key: str, low: int, high: int, code: str = "bad_number"
     return value
 
 
+def known_options(options: dict, known: tuple[str, ...]) -> None:
+    """Refuse an option the game does not have (``bad_option``) rather than silently ignore it."""
+    for key, value in options.items():
+        if key not in known:
+            raise InvalidEvent("bad_option", field=short(key), value=short(value), choices=list(known))
+
+
 def option_int(options: dict, key: str, default: int, low: int, high: int) -> int:
     if key not in options:
         return default
@@ -249,6 +285,37 @@ def boolean(event: dict, key: str) -> bool:
     if not isinstance(value, bool):
         raise InvalidEvent("bad_boolean", field=key, value=short(value))
     return value
+
+
+def json_refusal(value: JSON, depth_max: int = JSON_DEPTH_MAX) -> tuple[str, dict] | None:
+    """Why a value parsed from JSON cannot be taken in, as ``(code, params)``, or None.
+
+    ``too_deep`` (params ``max``) when arrays and objects nest more than ``depth_max`` levels (the
+    top one counts as 1); ``bad_json`` for a string or key holding a lone surrogate (``"\\ud800"``
+    is valid JSON syntax but no Unicode text: UTF-8 cannot encode it, so a page or a calendar file
+    quoting it would fail). Walked with a stack of its own, never recursion: a value nested a
+    thousand deep must not exhaust the interpreter while being measured.
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return "bad_json", {}
+            continue
+        if isinstance(item, dict):
+            children = [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > depth_max:
+            return "too_deep", {"max": depth_max}
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # a lone surrogate: half of a UTF-16 pair
 
 
 def short(value: JSON) -> JSON:

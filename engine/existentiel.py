@@ -30,6 +30,10 @@ Decisions where RULES.md is silent:
   and the landing rule never offers a completed adventure again.
 - The table option ``titles`` and every other option are checked strictly: an unknown option is
   refused (``bad_option``) rather than silently ignored.
+- A table holds at most ``MAX_PLAYERS`` players, at setup and through ``add_player``
+  (``existentiel.table_full``); ``actions`` stops offering ``add_player`` once it is full.
+- A rendez-vous is an ASCII ``YYYY-MM-DDTHH:MM`` (``:SS`` accepted and dropped: a meeting is set to
+  the minute) in the years ``RENDEZVOUS_YEARS``; it is stored as ``YYYY-MM-DDTHH:MM``.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import re
 from datetime import datetime
 
 from engine.core import (
+    NAME_MAX,
     IllegalEvent,
     InvalidEvent,
     Note,
@@ -48,6 +53,7 @@ from engine.core import (
     check_new_name,
     find_player,
     integer,
+    known_options,
     player_id,
     player_names,
     short,
@@ -61,9 +67,19 @@ JOKERS = 3
 DIE_FACES = (1, 2, 3, 4, 5, 6)
 TITLE_MAX = 80
 PLACE_MAX = 120
+# The game is played for real, over weeks, by people who meet at each rendez-vous and tell their
+# adventure to one game master: 30 is already a very large group (RULES.md sets no number). The
+# bound keeps every table's state, its view and the game master's screen a sensible size.
+MAX_PLAYERS = 30
+OPTIONS = ("titles",)
 MAITRE = "maitre"
 RENDEZVOUS_FORMAT = "%Y-%m-%dT%H:%M"
-_RENDEZVOUS_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+# A rendez-vous is a real meeting of the players: nobody sets one before this app existed or after
+# this century. The bound also keeps every date computed from it valid (the calendar file's end,
+# two hours later, overflowed on 9999-12-31T23:59).
+RENDEZVOUS_YEARS = (2000, 2100)
+# ASCII digits only: ``\d`` (and ``strptime``) would take any script's digits (``٢٠٢٧``).
+_RENDEZVOUS_SHAPE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?", re.ASCII)
 
 ASSIGNING, UNDERWAY, OVER = "assigning", "underway", "over"
 PLAYING, ELIMINATED, LEFT = "playing", "eliminated", "left"
@@ -92,6 +108,10 @@ MESSAGES = {
     "existentiel.bad_title": (
         "Le titre de l'aventure {adventure} doit être un texte de 1 à {max} caractères.",
         "The title of adventure {adventure} must be text of 1 to {max} characters.",
+    ),
+    "existentiel.table_full": (
+        "La table est complète : au plus {max} joueur·euses autour d'un·e même maître du jeu.",
+        "The table is full: at most {max} players around one game master.",
     ),
     "existentiel.join_while_assigning": (
         (
@@ -221,6 +241,11 @@ MESSAGES = {
         "Aventure {adventure} non réalisée : {name} perd un joker (reste {jokers}).",
         "Adventure {adventure} not lived: {name} loses a joker ({jokers} left).",
     ),
+    # The referee's buttons, by what a refusal or a failure costs (the view's ``stakes``).
+    "existentiel.refuse.joker": ("Refuser (−1 joker)", "Refuse (−1 joker)"),
+    "existentiel.refuse.elimination": ("Refuser = élimination", "Refuse = elimination"),
+    "existentiel.fail.joker": ("Ratée (−1 joker)", "Failed (−1 joker)"),
+    "existentiel.fail.elimination": ("Ratée = élimination", "Failed = elimination"),
     "existentiel.no_joker_left": (
         "{name} n'a plus de joker : refuser, c'est être éliminé·e.",
         "{name} has no joker left: refusing means being eliminated.",
@@ -291,13 +316,11 @@ def _titles(options: dict) -> list[str]:
 def setup(players: list, options: dict) -> dict:
     if isinstance(players, list) and not players:
         raise InvalidEvent("existentiel.no_players")
-    names = player_names(players, 1, None)
+    names = player_names(players, 1, MAX_PLAYERS)
     months = [_birth_month(entry, name) for entry, name in zip(players, names, strict=True)]
     if not isinstance(options, dict):
         raise InvalidEvent("bad_options")
-    for key, value in options.items():
-        if key != "titles":
-            raise InvalidEvent("bad_option", field=short(key), value=short(value))
+    known_options(options, OPTIONS)
     return {
         "titles": _titles(options),
         "rendezvous": None,
@@ -359,9 +382,12 @@ def _check_assigning(state: dict) -> None:
 
 
 def check_add_player(state: dict) -> None:
-    """A newcomer joins while adventures are being assigned, even weeks into the game."""
+    """A newcomer joins while adventures are being assigned, even weeks into the game, at a table
+    that is not full (every player counts, even one out of the game: their seat and id stay)."""
     if state["phase"] != ASSIGNING:
         raise IllegalEvent("existentiel.join_while_assigning")
+    if len(state["players"]) >= MAX_PLAYERS:
+        raise IllegalEvent("existentiel.table_full", max=MAX_PLAYERS)
 
 
 def check_roll(state: dict, player: dict) -> None:
@@ -474,20 +500,28 @@ def refuse(state: dict, event: dict) -> None:
     _advance_phase(state)
 
 
-def schedule(state: dict, event: dict) -> None:
-    at = event.get("at")
+def rendezvous_moment(at) -> datetime:
+    """The wall-clock time of a rendez-vous written ``YYYY-MM-DDTHH:MM[:SS]`` (ASCII digits, a real
+    date, a year in ``RENDEZVOUS_YEARS``), to the minute; `InvalidEvent` ``bad_rendezvous`` else."""
     if not isinstance(at, str) or not _RENDEZVOUS_SHAPE.fullmatch(at):
         raise InvalidEvent("existentiel.bad_rendezvous", value=short(at))
     try:
-        datetime.strptime(at, RENDEZVOUS_FORMAT)
+        moment = datetime.strptime(at[:16], RENDEZVOUS_FORMAT)
     except ValueError:
         raise InvalidEvent("existentiel.bad_rendezvous", value=at) from None
+    if not RENDEZVOUS_YEARS[0] <= moment.year <= RENDEZVOUS_YEARS[1] or not 0 <= int(at[17:] or 0) <= 59:
+        raise InvalidEvent("existentiel.bad_rendezvous", value=at)
+    return moment
+
+
+def schedule(state: dict, event: dict) -> None:
+    moment = rendezvous_moment(event.get("at"))
     place = event.get("place")
     if place is not None:
         if not isinstance(place, str) or len(place.strip()) > PLACE_MAX:
             raise InvalidEvent("existentiel.bad_place", max=PLACE_MAX)
         place = place.strip() or None
-    state["rendezvous"] = {"at": at, "place": place}
+    state["rendezvous"] = {"at": moment.strftime(RENDEZVOUS_FORMAT), "place": place}
 
 
 def validate(state: dict, event: dict) -> None:
@@ -518,6 +552,16 @@ EVENTS = {
     "schedule": schedule,
     "validate": validate,
     "set_title": set_title,
+}
+# Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
+FIELDS = {
+    "add_player": ("name", "birth_month"),
+    "roll": ("player", "die"),
+    "accept": ("player",),
+    "refuse": ("player",),
+    "schedule": ("at", "place"),
+    "validate": ("player", "success"),
+    "set_title": ("adventure", "title"),
 }
 
 
@@ -608,6 +652,7 @@ def view(state: dict) -> dict:
         "petit_chelem": DEATH - 1,
         "dice": list(DIE_FACES),
         "waiting_for": waiting_for,
+        "limits": {"name": NAME_MAX, "title": TITLE_MAX, "place": PLACE_MAX, "players": MAX_PLAYERS},
         "players": [_player_view(state, p) for p in state["players"]],
     }
 

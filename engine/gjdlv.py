@@ -29,6 +29,7 @@ from engine.core import (
     Outcome,
     allowed,
     find_player,
+    known_options,
     option_choice,
     option_int,
     player_id,
@@ -39,6 +40,7 @@ from engine.core import (
 ID = "gjdlv"
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
+OPTIONS = ("rules", "rounds", "first_player")
 WRITTEN_FOR = (3, 4)
 SIMPLES, ABONDANTES = "simples", "abondantes"
 RULES_CHOICES = (SIMPLES, ABONDANTES)
@@ -477,6 +479,7 @@ def _newborn_possible(state: dict) -> bool:
 
 def setup(players, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
+    known_options(options, OPTIONS)
     rules = option_choice(options, "rules", RULES_CHOICES)
     rounds = options.get("rounds", ROUNDS_CHOICES[0])
     # 9.0 == 9 and True == 1 in Python: only a real int is a number of rounds.
@@ -565,6 +568,13 @@ EVENTS = {
     "abortion": abortion,
     "steal_newborn": steal_newborn,
     "close_round": close_round,
+}
+# Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
+FIELDS = {
+    "newborn": ("player", "gf", "gm"),
+    "abortion": ("player",),
+    "steal_newborn": ("player", "from"),
+    "close_round": (),
 }
 
 

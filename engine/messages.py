@@ -39,6 +39,10 @@ COMMON = {
         "Action inconnue « {type} » pour ce jeu.",
         "Unknown action “{type}” for this game.",
     ),
+    "unknown_field": (
+        "Champ « {field} » inconnu pour l'action « {type} ».",
+        "Unknown field “{field}” for the action “{type}”.",
+    ),
     "unknown_player": (
         "Joueur·euse inconnu·e « {player} ».",
         "Unknown player “{player}”.",
@@ -58,6 +62,14 @@ COMMON = {
     "nothing_to_undo": ("Il n'y a rien à annuler.", "There is nothing to undo."),
     # Raised by the companion, not the engine, but worded here so every client shares them.
     "bad_json": ("Le corps de la requête doit être du JSON.", "The request body must be JSON."),
+    "too_deep": (
+        "Le JSON de la requête est trop imbriqué (au plus {max} niveaux).",
+        "The request's JSON is nested too deep (at most {max} levels).",
+    ),
+    "unsupported_media_type": (
+        "Le corps de la requête doit être envoyé en JSON (Content-Type: application/json).",
+        "The request body must be sent as JSON (Content-Type: application/json).",
+    ),
     "bad_field": (
         "Champ « {field} » invalide.",
         "Invalid field “{field}”.",
@@ -90,6 +102,10 @@ COMMON = {
     "streams_full": (
         "Le serveur suit déjà autant de téléphones qu'il peut : réessayez dans un instant.",
         "The server already follows as many phones as it can: try again in a moment.",
+    ),
+    "too_many_requests": (
+        "Trop de demandes depuis cette adresse : réessayez dans {retry_after} s.",
+        "Too many requests from this address: try again in {retry_after} s.",
     ),
     "existentiel.no_rendezvous": (
         "Aucun rendez-vous n'est fixé pour cette table : le maître du jeu le fixe depuis l'arbitrage.",

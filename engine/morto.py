@@ -20,6 +20,7 @@ from engine.core import (
     RuleError,
     allowed,
     find_player,
+    known_options,
     option_int,
     player_id,
     player_names,
@@ -29,6 +30,7 @@ from engine.core import (
 ID = "morto"
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 20
+OPTIONS = ("lives", "dealer")
 RANKS = {1: "Asso", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "Fante", 9: "Cavallo", 10: "Re"}
 CAVALLO, RE = 9, 10
 COPIES_PER_RANK = 4
@@ -129,6 +131,7 @@ MESSAGES = {
 
 def setup(players: list, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
+    known_options(options, OPTIONS)
     lives = option_int(options, "lives", 3, 1, 9)
     dealer = option_int(options, "dealer", 0, 0, len(names) - 1)
     return {
@@ -215,7 +218,9 @@ def check_reveal(state: dict, cards) -> dict[str, int]:
 
 def _read_cards(state: dict, cards) -> dict[str, int]:
     """``{player id: rank}`` with known players and ranks 1..10 (any subset of the table)."""
-    if not isinstance(cards, dict):
+    # One card per player, and no table seats more than MAX_PLAYERS: a larger object is refused at
+    # once, before any entry is read (below, the first unknown player stops the reading too).
+    if not isinstance(cards, dict) or len(cards) > MAX_PLAYERS:
         raise InvalidEvent("morto.bad_cards")
     players = {p["id"]: p for p in state["players"]}
     for pid, rank in cards.items():
@@ -285,6 +290,8 @@ def reveal(state: dict, event: dict) -> None:
 
 
 EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "reveal": reveal}
+# Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
+FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards",)}
 
 
 def actions(state: dict) -> list[dict]:
@@ -353,7 +360,7 @@ def swap_options(state: dict, face_up: dict) -> list[dict]:
     the next player, skip past a chain of face-up Cavalli, and are blocked by a face-up Re;
     with nobody left (the dealer, or a chain that runs past the dealer) they may take the deck.
     """
-    if not isinstance(face_up, dict):
+    if not isinstance(face_up, dict) or len(face_up) > MAX_PLAYERS:
         raise InvalidEvent("morto.bad_cards")
     order = play_order(state)
     holders = {p["id"] for p in order}

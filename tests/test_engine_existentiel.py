@@ -265,7 +265,8 @@ def test_a_bad_birth_month_is_quoted_with_the_name(month, echoed):
 def test_an_unknown_option_is_quoted():
     with pytest.raises(InvalidEvent) as caught:
         core.setup(GAME, players(1), {"lives": 3})
-    says(caught.value, "bad_option", {"field": "lives", "value": 3}, "Invalid option “lives”: 3.")
+    says(caught.value, "bad_option", {"field": "lives", "value": 3, "choices": ["titles"]},
+         "Invalid option “lives”: 3.")
 
 
 @pytest.mark.parametrize(("titles", "count"), [("Aventures", "Aventures"), ([f"T{n}" for n in range(28)], 28),

@@ -624,7 +624,12 @@ def test_schedule_sets_and_moves_the_rendezvous_at_any_phase():
         ({"at": "2031-02-10T24:00"}, "existentiel.bad_rendezvous"),
         ({"at": "2031-2-1T9:05"}, "existentiel.bad_rendezvous"),
         ({"at": "2031-02-10 10:00"}, "existentiel.bad_rendezvous"),
-        ({"at": "2031-02-10T10:00:00"}, "existentiel.bad_rendezvous"),
+        ({"at": "2031-02-10T10:00:60"}, "existentiel.bad_rendezvous"),
+        ({"at": "2031-02-10T10:00:"}, "existentiel.bad_rendezvous"),
+        ({"at": "9999-12-31T23:59"}, "existentiel.bad_rendezvous"),
+        ({"at": "1999-12-31T23:59"}, "existentiel.bad_rendezvous"),
+        ({"at": "2101-01-01T00:00"}, "existentiel.bad_rendezvous"),
+        ({"at": "\u0662\u0660\u0662\u0667-01-01T10:00"}, "existentiel.bad_rendezvous"),
         ({"at": "2031-02-10T10:00+01:00"}, "existentiel.bad_rendezvous"),
         ({"at": 20310210}, "existentiel.bad_rendezvous"),
         ({}, "existentiel.bad_rendezvous"),
@@ -845,6 +850,10 @@ INFO_CODES = {
     "existentiel.landing_skipped",
     "existentiel.newcomer",
     "existentiel.lived_at_death",
+    "existentiel.refuse.joker",
+    "existentiel.refuse.elimination",
+    "existentiel.fail.joker",
+    "existentiel.fail.elimination",
 }
 
 
@@ -864,6 +873,8 @@ def test_every_refusal_code_is_reachable_and_worded():
     left = play(left, roll("p1", 5), accept("p1"))
     cases = {
         "existentiel.join_while_assigning": (underway, {"type": "add_player", "name": "X", "birth_month": 1}),
+        "existentiel.table_full": (new(*[1] * MODULE.MAX_PLAYERS), {"type": "add_player", "name": "X",
+                                                                     "birth_month": 1}),
         "existentiel.player_eliminated": (out, roll("p1", 1)),
         "existentiel.player_left": (left, roll("p1", 1)),
         "existentiel.adventures_underway": (underway, roll("p1", 1)),

@@ -274,7 +274,7 @@ export function referee(root, state, ctx) {
       h("h2", {}, "Aventurier·ères ", h("small", { lang: "en" }, "Players")),
       h("div", { class: "players" }, state.players.map((p) => refereePlayer(state, p, ctx)))),
     schedule ? rendezvousEditor(state, schedule, ctx) : null,
-    addPlayer ? addPlayerForm(addPlayer, ctx) : null,
+    addPlayer ? addPlayerForm(state, addPlayer, ctx) : null,
     setTitle ? titlesEditor(state, setTitle, ctx) : null,
   ));
 }
@@ -362,8 +362,9 @@ function rollPanel(state, p, action, ctx) {
         "🎲 Dé virtuel ", h("small", { lang: "en" }, "virtual die")));
 }
 
-const REFUSE_LABEL = { joker: "Refuser (−1 joker)", elimination: "Refuser = élimination" };
-const FAIL_LABEL = { joker: "Ratée (−1 joker)", elimination: "Ratée = élimination" };
+// The buttons' words, by what the engine says a refusal or a failure costs (p.stakes).
+const REFUSE_LABEL = { joker: "existentiel.refuse.joker", elimination: "existentiel.refuse.elimination" };
+const FAIL_LABEL = { joker: "existentiel.fail.joker", elimination: "existentiel.fail.elimination" };
 
 function offerStakes(p) {
   if (p.stakes === "joker") return h("p", { class: "offer-stakes" }, jokersEl(p), ` il reste ${plural(p.jokers, "joker")} à ${p.name}`);
@@ -396,7 +397,7 @@ function offerPanel(state, p, { accept, refuse }, ctx) {
     }
   } }, death ? "Accepter (quitte le jeu)" : "Accepter");
   const refuseButton = refuse && h("button", { type: "button", class: "danger", "data-action": "refuse", onclick: () =>
-    sendCosting(ctx, p, refuse, {}, "existentiel.refused_with_joker", n) }, REFUSE_LABEL[p.stakes]);
+    sendCosting(ctx, p, refuse, {}, "existentiel.refused_with_joker", n) }, sentence(REFUSE_LABEL[p.stakes]).fr);
   return h("div", { class: `offer${p.must_accept ? " must" : ""}`, "data-offer": n },
     h("p", { class: "offer-title" }, "Aventure proposée ", adventureEl(state, n, "adventure big")),
     offerStakes(p),
@@ -413,7 +414,7 @@ function validatePanel(state, p, action, ctx) {
       h("button", { type: "button", class: "good", "data-action": "success", onclick: () => record(ctx, action, { success: true }) },
         "Réussie ✓"),
       h("button", { type: "button", class: "danger", "data-action": "failure", onclick: () =>
-        sendCosting(ctx, p, action, { success: false }, "existentiel.failed_with_joker", n) }, FAIL_LABEL[p.stakes])));
+        sendCosting(ctx, p, action, { success: false }, "existentiel.failed_with_joker", n) }, sentence(FAIL_LABEL[p.stakes]).fr)));
 }
 
 function rendezvousEditor(state, action, ctx) {
@@ -436,12 +437,12 @@ function rendezvousEditor(state, action, ctx) {
       h("input", { type: "datetime-local", name: "at", id: "rdv-at", required: true, value: at, "data-keep": "rdv-at",
         oninput: (e) => { draft.at = e.target.value; } })),
     h("label", { class: "field" }, "Lieu ", h("small", { lang: "en" }, "place (optional)"),
-      h("input", { type: "text", name: "place", id: "rdv-place", maxlength: 120, value: place, "data-keep": "rdv-place",
+      h("input", { type: "text", name: "place", id: "rdv-place", maxlength: state.limits.place, value: place, "data-keep": "rdv-place",
         placeholder: "Chez qui ? Quel café ?", oninput: (e) => { draft.place = e.target.value; } })),
     h("button", { type: "submit", class: "primary", "data-action": "schedule" }, rdv ? "Déplacer le rendez-vous" : "Fixer le rendez-vous")));
 }
 
-function addPlayerForm(action, ctx) {
+function addPlayerForm(state, action, ctx) {
   return h("section", { class: "card", id: "add-player" },
     h("h2", {}, "Nouvel·le aventurier·ère ", h("small", { lang: "en" }, "Add a player")),
     said("p", { class: "hint" }, "existentiel.newcomer"),
@@ -451,7 +452,7 @@ function addPlayerForm(action, ctx) {
       const month = Number(event.target.elements.birth_month.value);
       if (await record(ctx, action, { name, birth_month: month })) { draft.name = ""; draft.month = "1"; ctx.render(); }
     } },
-    h("input", { name: "name", id: "new-player-name", placeholder: "Nom", maxlength: 40, required: true, value: draft.name,
+    h("input", { name: "name", id: "new-player-name", placeholder: "Nom", maxlength: state.limits.name, required: true, value: draft.name,
       "aria-label": "Nom du·de la nouvel·le joueur·euse", "data-keep": "new-player-name", oninput: (e) => { draft.name = e.target.value; } }),
     h("select", { name: "birth_month", id: "new-player-month", "aria-label": "Mois de naissance", "data-keep": "new-player-month",
       onchange: (e) => { draft.month = e.target.value; } },
@@ -471,7 +472,7 @@ function titleRow(state, n, action, ctx) {
     }
   } },
   h("label", { class: "title-number", for: `title-${n}` }, `n° ${n}`),
-  h("input", { name: "title", id: `title-${n}`, value, maxlength: 80, "data-keep": `title-${n}`,
+  h("input", { name: "title", id: `title-${n}`, value, maxlength: state.limits.title, "data-keep": `title-${n}`,
     oninput: (e) => {
       draft.titles[n] = e.target.value;
       e.target.form.querySelector("button").disabled = e.target.value.trim() === saved;
