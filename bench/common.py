@@ -28,17 +28,23 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(env: dict | None = None):
-    """Yields the base URL of a fresh server with its own SQLite database (or DATABASE_URL from env)."""
+def serving(env: dict | None = None, workers: int | None = None):
+    """``companion serve`` on a free port with its own instance folder (SQLite there, or DATABASE_URL
+    from ``env``); yields (base URL, the server's master process). At the end, the lines of its log
+    that say ERROR or Traceback are printed."""
     port = free_port()
     with tempfile.TemporaryDirectory() as instance:
         environ = {**os.environ, "ARBITRE_INSTANCE": instance, **(env or {})}
-        companion = Path(sys.executable).with_name("companion")
-        process = subprocess.Popen([str(companion), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                                   env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        command = [str(Path(sys.executable).with_name("companion")), "serve", "--host", "127.0.0.1",
+                   "--port", str(port)]
+        if workers:
+            command += ["--workers", str(workers)]
+        log_path = Path(instance) / "serve.log"
+        log = open(log_path, "wb")  # noqa: SIM115 - closed below
+        process = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 60
             while True:
                 try:
                     urllib.request.urlopen(base + "/api/tables/ZZZZZZ", timeout=1)
@@ -48,10 +54,22 @@ def server(env: dict | None = None):
                     if time.monotonic() > deadline or process.poll() is not None:
                         raise RuntimeError("the server did not start") from None
                     time.sleep(0.2)
-            yield base
+            yield base, process
         finally:
             process.terminate()
-            process.wait(10)
+            process.wait(30)
+            log.close()
+            errors = [line for line in log_path.read_text(errors="replace").splitlines()
+                      if "ERROR" in line or "Traceback" in line]
+            if errors:
+                print("server errors:\n  " + "\n  ".join(errors[:20]))
+
+
+@contextlib.contextmanager
+def server(env: dict | None = None):
+    """Yields the base URL of a fresh server (see `serving`)."""
+    with serving(env) as (base, _process):
+        yield base
 
 
 def call(base: str, path: str, body=None, secret: str | None = None, method: str | None = None):

@@ -35,9 +35,7 @@ import multiprocessing
 import os
 import random
 import resource
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -46,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import free_port  # noqa: E402
+from common import serving  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 HOST = "127.0.0.1"
@@ -58,40 +56,11 @@ READ_LIMIT = 1 << 20
 
 @contextlib.contextmanager
 def serve(env: dict, workers: int | None):
-    """``companion serve`` on a free port with its own instance folder; yields (base URL, master pid)."""
-    port = free_port()
-    with tempfile.TemporaryDirectory() as instance:
-        # Every table is created from 127.0.0.1: above the per-address limit a festival's NAT gets.
-        environ = {**os.environ, "ARBITRE_INSTANCE": instance, "ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour",
-                   **env}
-        companion = str(Path(sys.executable).with_name("companion"))
-        command = [companion, "serve", "--host", HOST, "--port", str(port)]
-        if workers:
-            command += ["--workers", str(workers)]
-        log = open(Path(instance) / "serve.log", "wb")  # noqa: SIM115 - closed below
-        process = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://{HOST}:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(base + "/api/tables/ZZZZZZ", timeout=1)
-                except urllib.error.HTTPError:
-                    break
-                except OSError:
-                    if time.monotonic() > deadline or process.poll() is not None:
-                        raise RuntimeError("the server did not start") from None
-                    time.sleep(0.2)
-            time.sleep(1)  # every worker booted
-            yield base, process.pid
-        finally:
-            process.terminate()
-            process.wait(30)
-            log.close()
-            errors = [line for line in (Path(instance) / "serve.log").read_text(errors="replace").splitlines()
-                      if "ERROR" in line or "Traceback" in line]
-            if errors:
-                print("server errors:\n  " + "\n  ".join(errors[:20]))
+    """``companion serve`` (`common.serving`), every worker booted; yields (base URL, master pid)."""
+    # Every table is created from 127.0.0.1: above the per-address limit a festival's NAT gets.
+    with serving({"ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour", **env}, workers) as (base, process):
+        time.sleep(1)  # every worker booted
+        yield base, process.pid
 
 
 def rss_bytes(master: int) -> int:

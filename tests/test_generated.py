@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from engine import core
 from engine.core import RuleError
+from tests.test_actions import SHAPES  # the fields the rules fix for each event type
 
 # Modest, so the whole file stays well under half a minute; derandomized and without the example
 # database, so a run in CI is the same run as on a laptop.
@@ -57,21 +58,6 @@ NUMBER_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 ALL_CARDS = [rank + suit for suit in "SCHD" for rank in (*NUMBER_RANKS, *FACES)]
 ITALIAN_DECK = [rank for rank in range(1, 11) for _ in range(4)]  # Il Morto: four of each rank
 
-# The fields the rules fix for each event type (the ones `actions` fills in), per game.
-SHAPES = {
-    "morto": {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ()},
-    "existentiel": {
-        "add_player": (),
-        "roll": ("player",),
-        "accept": ("player",),
-        "refuse": ("player",),
-        "validate": ("player",),
-        "schedule": (),
-        "set_title": (),
-    },
-    "gjdlv": {"newborn": ("player",), "abortion": ("player",), "steal_newborn": ("player", "from"),
-              "close_round": ()},
-}
 # Every field an event of each type carries, fixed by the rules or supplied by the table.
 FIELDS = {
     "morto": {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards",)},

@@ -4,6 +4,7 @@
 // Drawn from the engine's view alone: buttons from state.actions, rule sentences from the catalogue.
 import { byId, fill, h, toast } from "../ui.js";
 import { sentence } from "../messages.js";
+import { actionsOf, record } from "../actions.js";
 
 const MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
   "septembre", "octobre", "novembre", "décembre"];
@@ -26,12 +27,7 @@ function hasNote(state, code) {
 
 // The action of this type the rules allow now (for this player, if given); a button exists only then.
 function allowed(state, type, player) {
-  return state.actions.find((action) => action.type === type && (player === undefined || action.player === player));
-}
-
-// Records an action as the engine listed it, plus what the table supplies (a die, a verdict, a name).
-function record(ctx, { type, ...fixed }, supplied = {}) {
-  return ctx.send(type, { ...fixed, ...supplied });
+  return actionsOf(state, type, player)[0];
 }
 
 // --- shared pieces -------------------------------------------------------------------------------

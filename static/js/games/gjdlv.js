@@ -9,6 +9,7 @@
 // shown in French (R D V for Roi Dame Valet) with the suit symbols in colour.
 import { byId, fill, h } from "../ui.js";
 import { sentence } from "../messages.js";
+import { actionsOf, checkAnswers, record } from "../actions.js";
 
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
 const INK = { S: "black", C: "black", H: "red", D: "red" };
@@ -36,32 +37,7 @@ function said(tag, attrs, code, params = {}) {
   return h(tag, attrs, fr, " ", h("small", { class: "gj-en", lang: "en" }, en));
 }
 
-// The actions of this type the rules allow now (for this player, if given); a button exists only then.
-function actionsOf(state, type, player) {
-  return state.actions.filter((action) => action.type === type && (player === undefined || action.player === player));
-}
-
-// Records an action as the engine listed it, plus what the table supplies (the cards).
-function record(ctx, { type, ...fixed }, supplied = {}) {
-  return ctx.send(type, { ...fixed, ...supplied });
-}
-
-// The engine's latest answer to each check, with the question (state and params) it answers.
-const answers = {};
-
-// The engine's answer about the table as it is now: undefined while it is being asked (a redraw
-// follows), null if the check failed (not asked again until the state or the params change).
-function answerTo(ctx, state, name, params) {
-  const question = JSON.stringify([state, params]);
-  if (answers[name]?.question === question) return answers[name].answer;
-  answers[name] = { question, answer: undefined };
-  ctx.check(name, params).catch(() => null).then((answer) => {
-    if (answers[name].question !== question) return; // the table or the draft moved on meanwhile
-    answers[name].answer = answer ?? null;
-    ctx.render();
-  });
-  return undefined;
-}
+const answerTo = checkAnswers();
 
 // --- cards ---------------------------------------------------------------------------------------
 

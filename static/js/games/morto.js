@@ -3,41 +3,18 @@
 // Drawn from the engine's view alone: buttons from state.actions, rule sentences from the catalogue.
 import { byId, fill, h, hearts } from "../ui.js";
 import { sentence } from "../messages.js";
+import { actionsOf, checkAnswers, record } from "../actions.js";
 
 // What the referee has tapped but not yet sent; kept across redraws, cleared when the round changes.
 const draft = { round: null, cards: {}, faceUp: {}, speaker: null, swapOpen: false };
 
-// The engine's latest answer to each check, with the question (state and params) it answers.
-const answers = {};
+const answerTo = checkAnswers();
 
 function resetDraftOnNewRound(state) {
   const key = `${state.round}/${state.dealer}/${state.play_order.join(",")}`;
   if (draft.round !== key) {
     Object.assign(draft, { round: key, cards: {}, faceUp: {}, speaker: null });
   }
-}
-
-// The engine's answer about the table as it is now: undefined while it is being asked (a redraw
-// follows), null if the check failed (not asked again until the state or the params change).
-function answerTo(ctx, state, name, params) {
-  const question = JSON.stringify([state, params]);
-  if (answers[name]?.question === question) return answers[name].answer;
-  answers[name] = { question, answer: undefined };
-  ctx.check(name, params).catch(() => null).then((answer) => {
-    if (answers[name].question !== question) return; // the table or the draft moved on meanwhile
-    answers[name].answer = answer;
-    ctx.render();
-  });
-  return undefined;
-}
-
-function actionsOf(state, type) {
-  return state.actions.filter((action) => action.type === type);
-}
-
-// Records an action as the engine listed it, plus what the table supplies (the cards).
-function record(ctx, { type, ...fixed }, supplied = {}) {
-  return ctx.send(type, { ...fixed, ...supplied });
 }
 
 function rankName(state, rank) {
