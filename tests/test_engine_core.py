@@ -316,3 +316,101 @@ def test_a_code_s_params_win_over_the_answer_s_own_fields():
     answer = {"code": "morto.won", "names": "Ada", "params": {"names": "Bruno"}}
     assert worded(answer, "en")["message"] == "Bruno wins!"
     assert worded({"code": "morto.won", "names": "Ada"}, "en")["message"] == "Ada wins!"
+
+
+# --- undeclared fields, replay of old logs, and the JSON a request may carry -------------------------
+
+
+def test_an_unknown_field_is_named_with_its_action_and_the_fields_allowed():
+    state = core.setup("morto", PLAYERS["morto"], {})
+    event = {"type": "spoke_to_dead", "id": "c1", "version": 4, "living": "p1", "dead": "p2", "note": "hi",
+             "z" * 50: 1}
+    error = refused(core.apply, "morto", state, event)
+    assert isinstance(error, InvalidEvent)
+    assert (error.code, error.params) == (
+        "unknown_field", {"field": "note", "type": "spoke_to_dead", "allowed": ["living", "dead"]})
+    assert text(error.code, error.params, "fr") == "Champ « note » inconnu pour l'action « spoke_to_dead »."
+    assert text(error.code, error.params, "en") == "Unknown field “note” for the action “spoke_to_dead”."
+    error = refused(core.apply, "morto", state, {"type": "touched_early", "player": "p2", "z" * 50: 1})
+    assert error.params == {"field": "z" * 40, "type": "touched_early", "allowed": ["player"]}
+    error = refused(core.apply, "morto", state, {"type": "reveal", "cards": [], "player": "p1"})
+    assert error.params == {"field": "player", "type": "reveal", "allowed": ["cards"]}
+    assert refusal(error.code, error.params, "en")["message"] == (
+        "Unknown field “player” for the action “reveal”.")
+
+
+def test_apply_in_place_refuses_an_unknown_field_unless_told_not_to_check_fields():
+    module = core.game("morto")
+    state = core.setup("morto", PLAYERS["morto"], {})
+    event = {"type": "touched_early", "player": "p2", "comment": "late"}
+    error = refused(core.apply_in_place, module, state, event)
+    assert (error.code, error.params) == (
+        "unknown_field", {"field": "comment", "type": "touched_early", "allowed": ["player"]})
+    assert [p["lives"] for p in state["players"]] == [3, 3, 3]  # refused before the handler ran
+    assert core.apply_in_place(module, state, event, known_fields=False) is None
+    assert [p["lives"] for p in state["players"]] == [3, 2, 3]
+    core.apply_in_place(module, state, {"type": "touched_early", "player": "p3", "id": "x", "version": 1})
+    assert [p["lives"] for p in state["players"]] == [3, 2, 2]
+
+
+def test_replay_and_undo_take_a_log_with_fields_no_longer_declared():
+    events = [{"type": "touched_early", "player": "p2", "comment": "late"},
+              {"type": "touched_early", "player": "p3", "by": "Ada"},
+              {"type": "touched_early", "player": "p3", "by": "Ada"}]
+    state = core.replay("morto", PLAYERS["morto"], {}, events)
+    assert [p["lives"] for p in state["players"]] == [3, 2, 1]
+    plain = [{"type": e["type"], "player": e["player"]} for e in events]
+    assert state == core.replay("morto", PLAYERS["morto"], {}, plain)
+    back = core.undo("morto", PLAYERS["morto"], {}, events)
+    assert [p["lives"] for p in back["players"]] == [3, 2, 2]
+
+
+def nested(depth: int, leaf=0, wrap=list):
+    """A value whose arrays (or objects) nest exactly ``depth`` levels."""
+    value = leaf
+    for _ in range(depth):
+        value = [value] if wrap is list else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("wrap", [list, dict])
+def test_json_depth_counts_the_top_level_as_one(wrap):
+    assert core.json_refusal(nested(core.JSON_DEPTH_MAX, wrap=wrap)) is None
+    assert core.json_refusal(nested(core.JSON_DEPTH_MAX + 1, wrap=wrap)) == ("too_deep", {"max": 16})
+    assert core.json_refusal(nested(3, wrap=wrap), 3) is None
+    assert core.json_refusal(nested(4, wrap=wrap), 3) == ("too_deep", {"max": 3})
+    assert core.json_refusal(nested(2, wrap=wrap), 1) == ("too_deep", {"max": 1})
+    assert core.json_refusal(nested(1, wrap=wrap), 1) is None
+    assert core.json_refusal(nested(1000, wrap=wrap)) == ("too_deep", {"max": 16})  # no recursion
+    assert text("too_deep", {"max": 16}, "en") == "The request's JSON is nested too deep (at most 16 levels)."
+    assert text("too_deep", {"max": 16}, "fr") == (
+        "Le JSON de la requête est trop imbriqué (au plus 16 niveaux).")
+
+
+def test_json_depth_mixes_arrays_and_objects_and_looks_past_scalars_and_strings():
+    mixed = {"a": [{"b": [{"c": 1}]}]}  # 5 levels
+    assert core.json_refusal(mixed, 5) is None
+    assert core.json_refusal(mixed, 4) == ("too_deep", {"max": 4})
+    # the walk goes on after a scalar or a string met first (the last child is looked at first)
+    assert core.json_refusal([nested(3), 1], 3) == ("too_deep", {"max": 3})
+    assert core.json_refusal([nested(3), None, "ok"], 3) == ("too_deep", {"max": 3})
+    assert core.json_refusal({"deep": nested(3), "n": 2.5}, 3) == ("too_deep", {"max": 3})
+    assert core.json_refusal({"deep": nested(2), "n": 2.5}, 3) is None
+    for scalar in (None, True, 0, 2.5, "", "é", [], {}):
+        assert core.json_refusal(scalar) is None
+        assert core.json_refusal(scalar, 0) == (("too_deep", {"max": 0}) if scalar in ([], {}) else None)
+
+
+@pytest.mark.parametrize("value", [
+    "\ud800", "a\udfffb", ["\udc00"], {"\ud800": 1}, {"k": "x\ud83d"}, [{"a": ["ok", "\ud800"]}],
+    ["\ud800", "ok"], ["\ud800", 7], [{"\udfff": None}, "fine", 3], {"\ud800": "ok", "b": [1, 2]},
+])
+def test_a_lone_surrogate_in_a_key_or_a_value_is_bad_json(value):
+    assert core.json_refusal(value) == ("bad_json", {})
+
+
+def test_text_with_surrogate_pairs_and_shallow_values_is_taken_in():
+    assert core.json_refusal({"name": "Ada 🎲", "list": [1, "é", {"k": [None, True]}]}) is None
+    assert core.json_refusal(["\U0001f3b2", "ok"]) is None
+    assert text("bad_json", {}, "en") == "The request body must be JSON."
+    assert text("bad_json", {}, "fr") == "Le corps de la requête doit être du JSON."

@@ -9,10 +9,11 @@ each refusal's params and sentence, the checks' answers, and the view at the ren
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 
 import pytest
 
-from engine import core
+from engine import core, existentiel
 from engine.core import IllegalEvent, InvalidEvent, RuleError
 from engine.messages import refusal, text
 
@@ -307,3 +308,83 @@ def test_a_bad_place_says_how_long_it_may_be():
     says(error, "existentiel.bad_place", {"max": 120},
          "The rendez-vous place is text of at most 120 characters.")
     assert isinstance(error, InvalidEvent) and not isinstance(error, IllegalEvent)
+
+
+# --- the table's bounds -------------------------------------------------------------------------------
+
+
+def test_the_view_gives_the_limits_every_form_needs():
+    view = core.view(GAME, game([1]))
+    assert view["limits"] == {"name": core.NAME_MAX, "title": existentiel.TITLE_MAX,
+                              "place": existentiel.PLACE_MAX, "players": existentiel.MAX_PLAYERS}
+    assert view["limits"] == {"name": 40, "title": 80, "place": 120, "players": 30}
+    assert existentiel.OPTIONS == ("titles",)
+
+
+def test_a_full_table_refuses_a_newcomer_and_says_how_many_it_seats():
+    state = game([1] * existentiel.MAX_PLAYERS)
+    assert len(state["players"]) == 30
+    assert {"type": "add_player"} not in core.view(GAME, state)["actions"]
+    error = refused(state, {"type": "add_player", "name": "Zoé", "birth_month": 4})
+    assert isinstance(error, IllegalEvent)
+    says(error, "existentiel.table_full", {"max": 30},
+         "The table is full: at most 30 players around one game master.")
+    assert text(error.code, error.params, "fr") == (
+        "La table est complète : au plus 30 joueur·euses autour d'un·e même maître du jeu.")
+    assert {"type": "add_player"} in core.view(GAME, game([1] * 29))["actions"]
+
+
+def test_a_table_is_set_up_with_at_most_thirty_players():
+    assert len(game([1] * 30)["players"]) == 30
+    with pytest.raises(InvalidEvent) as caught:
+        core.setup(GAME, players(*[1] * 31), {})
+    says(caught.value, "player_count", {"count": 31, "min": 1, "max": 30},
+         "This game is for 1–30 players, not 31.")
+    assert text("player_count", caught.value.params, "fr") == "Ce jeu se joue à 1–30 joueur·euses, pas 31."
+
+
+# --- the rendez-vous, to the minute and within 2000..2100 -----------------------------------------------
+
+
+def schedule(at: str) -> dict:
+    return {"type": "schedule", "at": at}
+
+
+@pytest.mark.parametrize(("at", "stored"), [
+    ("2000-01-01T00:00", "2000-01-01T00:00"), ("2100-12-31T23:59", "2100-12-31T23:59"),
+    ("2031-03-07T19:30:00", "2031-03-07T19:30"), ("2031-03-07T19:30:59", "2031-03-07T19:30"),
+    ("2031-03-07T19:30:07", "2031-03-07T19:30"),
+])
+def test_a_rendezvous_is_kept_to_the_minute_from_2000_to_2100(at, stored):
+    state = core.apply(GAME, game([1]), {**schedule(at), "place": " Café du Coin "})
+    assert state["rendezvous"] == {"at": stored, "place": "Café du Coin"}
+    assert core.view(GAME, state)["rendezvous"] == {"at": stored, "place": "Café du Coin"}
+    assert existentiel.rendezvous_moment(at) == datetime.strptime(stored, existentiel.RENDEZVOUS_FORMAT)
+
+
+@pytest.mark.parametrize("at", ["1999-12-31T23:59", "2101-01-01T00:00", "2031-03-07T19:30:60",
+                                "2031-03-07T19:30:99"])
+def test_a_rendezvous_out_of_the_years_or_the_seconds_is_quoted(at):
+    error = refused(game([1]), schedule(at))
+    says(error, "existentiel.bad_rendezvous", {"value": at},
+         f"The rendez-vous is a date and time, “YYYY-MM-DDTHH:MM” (got: {at}).")
+    assert text(error.code, error.params, "fr") == (
+        f"Le rendez-vous est une date et une heure, « AAAA-MM-JJTHH:MM » (reçu : {at}).")
+
+
+# --- what an elimination leaves in the stored state -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("last", "reason", "score", "refused_list"), [
+    ([roll("p1", 1), refuse("p1")], "existentiel.eliminated_refused", 5, [2, 3, 4]),
+    ([roll("p1", 1), accept("p1"), validate("p1", False)], "existentiel.eliminated_failed", 5, [2, 3, 4]),
+])
+def test_an_eliminated_player_is_stored_with_nothing_offered_nor_under_way(last, reason, score, refused_list):
+    events = [e for _ in range(3) for e in (roll("p1", 1), refuse("p1"))] + last
+    state = game([1], events)
+    assert state["players"] == [{
+        "id": "p1", "name": "Joueur 1", "birth_month": 1, "score": score, "offered": None, "current": None,
+        "jokers": 0, "completed": [], "refused": refused_list, "status": "eliminated", "title": None,
+        "must_accept": False, "reason": reason,
+    }]
+    assert state["phase"] == "over"

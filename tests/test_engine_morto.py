@@ -268,3 +268,37 @@ def test_the_reveal_check_refuses_malformed_cards(cards, code):
     with pytest.raises(InvalidEvent) as caught:
         core.check(GAME, new(), "reveal", {"cards": cards})
     assert caught.value.code == code
+
+
+# --- the largest table: twenty players, twenty cards ---------------------------------------------------
+
+
+def full_table() -> dict:
+    return core.setup(GAME, [f"Joueur {n}" for n in range(1, morto.MAX_PLAYERS + 1)], {})
+
+
+def test_a_reveal_at_a_full_table_takes_a_card_from_each_of_the_twenty():
+    state = full_table()
+    assert morto.MAX_PLAYERS == 20 and len(state["players"]) == 20
+    cards = {f"p{n}": (n + 1) // 2 for n in range(1, 21)}  # two of each rank: p1 and p2 hold the Asso
+    answer = check_reveal(state, {"cards": cards})
+    assert answer == {"ok": True, "complete": True, "missing": [], "losers": ["p1", "p2"], "dying": [],
+                      "refusal": None}
+    state = play(state, reveal(cards))
+    assert (state["round"], state["dealer"]) == (2, "p2")
+    assert [p["lives"] for p in state["players"]] == [2, 2] + [3] * 18
+    error = refused(full_table(), reveal({**cards, "p21": 1}))
+    says(error, "morto.bad_cards", {}, "The reveal gives one card per dealt player: {id: rank 1..10}.",
+         "La révélation donne une carte par joueur·euse servi·e : {id: rang 1..10}.")
+
+
+def test_the_swap_helper_at_a_full_table_reads_twenty_face_up_cards():
+    state = full_table()
+    face_up = {f"p{n}": morto.CAVALLO for n in range(1, 21)}
+    turns = core.check(GAME, state, "swap", {"face_up": face_up})["turns"]
+    assert [turn["player"] for turn in turns] == [f"p{n}" for n in range(2, 21)] + ["p1"]
+    assert all(turn == {"player": turn["player"], "may_swap": False, "with": None,
+                        "code": "morto.swap.own_face_up"} for turn in turns)
+    with pytest.raises(InvalidEvent) as caught:
+        core.check(GAME, state, "swap", {"face_up": {**face_up, "p21": morto.CAVALLO}})
+    says(caught.value, "morto.bad_cards", {}, "The reveal gives one card per dealt player: {id: rank 1..10}.")
