@@ -685,6 +685,12 @@ def test_ejaculation_lowest_eg_wins():
     assert answer["diva_cup"] is False
 
 
+def test_ejaculation_is_won_by_the_lowest_gap_not_the_first_seat():
+    answer = ejaculate("6H", {"p1": "9C", "p2": "AC", "p3": "5S"})  # EG 3, 5, 1: the last seat wins
+    assert (answer["winner"], answer["embryo"]) == ("p3", {"gf": "6H", "gm": "5S"})
+    assert answer["beaten"] == ["p1", "p2"]
+
+
 def test_ejaculation_ties_are_discarded_before_the_lowest_wins():
     # 4♠ and 8♣ both make EG 2 on the 6♥: both go to the Mouchoir; 9♠ (EG 3) is left and wins.
     answer = ejaculate("6H", {"p1": "4S", "p2": "8C", "p3": "9S"})
