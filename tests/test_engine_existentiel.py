@@ -16,6 +16,7 @@ import pytest
 from engine import core, existentiel
 from engine.core import IllegalEvent, InvalidEvent, RuleError
 from engine.messages import refusal, text
+from tests.test_existentiel import accept, refuse, roll, validate  # the scenarios' own event builders
 
 GAME = "existentiel"
 
@@ -26,22 +27,6 @@ def players(*months: int) -> list[dict]:
 
 def game(months, events=()) -> dict:
     return core.replay(GAME, players(*months), {}, list(events))
-
-
-def roll(player: str, die: int) -> dict:
-    return {"type": "roll", "player": player, "die": die}
-
-
-def accept(player: str) -> dict:
-    return {"type": "accept", "player": player}
-
-
-def refuse(player: str) -> dict:
-    return {"type": "refuse", "player": player}
-
-
-def validate(player: str, success: bool) -> dict:
-    return {"type": "validate", "player": player, "success": success}
 
 
 def refused(state: dict, event: dict) -> RuleError:

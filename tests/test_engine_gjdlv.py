@@ -15,9 +15,9 @@ import pytest
 from engine import core, gjdlv
 from engine.core import IllegalEvent, InvalidEvent, RuleError
 from engine.messages import refusal, text, worded
+from tests.test_gjdlv import CLOSE, NAMES, ab, nb, steal, table, value  # the scenarios' own builders
 
 GAME = "gjdlv"
-NAMES = ["Caroline", "Solaar", "Yann", "Joey"]
 ABONDANTES = {"rules": "abondantes"}
 
 # The deck as the text describes it, written independently of the engine's tables.
@@ -29,27 +29,6 @@ def gametes(suits: str, ranks: list[str]) -> list[str]:
     return [rank + suit for suit in suits for rank in ranks]
 
 
-def value(card: str) -> int:
-    return 1 if card[:-1] == "A" else int(card[:-1])
-
-
-def table(events=(), players=NAMES[:3], options=None) -> dict:
-    return core.replay(GAME, players, options or {}, list(events))
-
-
-def nb(player: str, gf: str, gm: str) -> dict:
-    return {"type": "newborn", "player": player, "gf": gf, "gm": gm}
-
-
-def ab(player: str) -> dict:
-    return {"type": "abortion", "player": player}
-
-
-def steal(player: str, victim: str) -> dict:
-    return {"type": "steal_newborn", "player": player, "from": victim}
-
-
-CLOSE = {"type": "close_round"}
 
 
 def ask(name: str, state, params: dict) -> dict:

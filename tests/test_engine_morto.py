@@ -14,6 +14,7 @@ import pytest
 from engine import core, morto
 from engine.core import InvalidEvent, RuleError
 from engine.messages import refusal, text
+from tests.test_morto import play, reveal, speak, touch  # the scenarios' own event builders
 
 GAME = "morto"
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
@@ -21,24 +22,6 @@ NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
 
 def new(count: int = 5, **options) -> dict:
     return core.setup(GAME, NAMES[:count], options)
-
-
-def play(state: dict, *events: dict) -> dict:
-    for event in events:
-        state = core.apply(GAME, state, event)
-    return state
-
-
-def touch(pid: str) -> dict:
-    return {"type": "touched_early", "player": pid}
-
-
-def speak(living: str, dead: str) -> dict:
-    return {"type": "spoke_to_dead", "living": living, "dead": dead}
-
-
-def reveal(cards) -> dict:
-    return {"type": "reveal", "cards": cards}
 
 
 def refused(state: dict, event: dict) -> RuleError:
