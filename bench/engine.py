@@ -2,7 +2,10 @@
 
 Run: .venv/bin/python bench/engine.py
 Logs are real games played by a seeded script: Il Morto with 12 players and 9 lives, Le jeu
-existentiel with 7 players over many cycles, GJDLV with 4 players over 9 full rounds.
+existentiel with 7 players over many cycles, GJDLV with 4 players over 9 full rounds, kept on the score
+sheet (``gjdlv``) and played through card by card (``gjdlv/play``: every play chosen among
+``state.actions`` with a card among those ``play.choices`` offers, answers included). The last two
+columns are the view every answer carries (actions, and the tracker's card choices, included).
 """
 
 from __future__ import annotations
@@ -80,6 +83,33 @@ def gjdlv_log(rng: random.Random):
     return "gjdlv", players, options, events
 
 
+def gjdlv_tracker_log(rng: random.Random):
+    players = ["A", "B", "C", "D"]
+    options = {"rules": "abondantes", "rounds": 9, "mode": "tracker"}
+    state, events = core.setup("gjdlv", players, options), []
+    while not core.view("gjdlv", state)["over"]:
+        choices = core.view("gjdlv", state)["play"]["choices"]
+        # The turn goes on (answers and royal effects now and then), so the log is a real round's.
+        choice = rng.choice(choices)
+        event = dict(choice["action"])
+        if choice["field"] == "mouchoir":
+            left = core.view("gjdlv", state)["play"]["deal"]["mouchoir"]
+            event["mouchoir"] = rng.sample(choice["cards"], left)
+        elif choice["field"] == "gms":
+            gms, used = {}, set()
+            for pid, cards in choice["cards"].items():
+                free = [card for card in cards if card not in used]
+                if free and rng.random() < 0.5:
+                    gms[pid] = rng.choice(free)
+                    used.add(gms[pid])
+            event["gms"] = gms
+        elif choice["field"]:
+            event[choice["field"]] = rng.choice(choice["cards"])
+        state = core.apply("gjdlv", state, event)
+        events.append(event)
+    return "gjdlv/play", players, options, events
+
+
 def per_call(repeat: int, fn, *args) -> float:
     start = time.perf_counter()
     for _ in range(repeat):
@@ -90,14 +120,19 @@ def per_call(repeat: int, fn, *args) -> float:
 def main() -> None:
     rng = random.Random(2026)
     print(f"{'game':<12} {'events':>6} {'replay log':>12} {'per event':>11} "
-          f"{'apply 1 (copy)':>15} {'undo (replay)':>14}")
-    for game, players, options, events in (morto_log(rng), existentiel_log(rng), gjdlv_log(rng)):
+          f"{'apply 1 (copy)':>15} {'undo (replay)':>14} {'view p50':>9} {'view max':>9}")
+    logs = (morto_log(rng), existentiel_log(rng), gjdlv_log(rng), gjdlv_tracker_log(rng))
+    for name, players, options, events in logs:
+        game = name.split("/")[0]
         replay = per_call(20, core.replay, game, players, options, events)
         state = core.replay(game, players, options, events[:-1])
         apply = per_call(200, core.apply, game, state, events[-1])
         undo = per_call(20, core.undo, game, players, options, events)
-        print(f"{game:<12} {len(events):>6} {replay * 1e3:>9.2f} ms {replay / len(events) * 1e6:>8.1f} µs "
-              f"{apply * 1e6:>12.1f} µs {undo * 1e3:>11.2f} ms")
+        views = sorted(per_call(5, core.view, game, core.replay(game, players, options, events[:i]))
+                       for i in range(0, len(events), max(1, len(events) // 60)))
+        print(f"{name:<12} {len(events):>6} {replay * 1e3:>9.2f} ms {replay / len(events) * 1e6:>8.1f} µs "
+              f"{apply * 1e6:>12.1f} µs {undo * 1e3:>11.2f} ms {views[len(views) // 2] * 1e3:>6.2f} ms "
+              f"{views[-1] * 1e3:>6.2f} ms")
 
 
 if __name__ == "__main__":

@@ -86,6 +86,20 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
         "abortion": ({"player": PLAYER}, ("player",)),
         "steal_newborn": ({"player": PLAYER, "from": PLAYER}, ("player", "from")),
         "close_round": ({}, ()),
+        # A round played through (option mode "tracker"): docs/API.md.
+        "deal": ({"mouchoir": array(ref("Card"), maxItems=26)}, ("mouchoir",)),
+        "birth": ({"player": PLAYER, "held": nullable(ref("Card"))}, ("player",)),
+        "ovulate": ({"player": PLAYER, "gf": ref("Card")}, ("player", "gf")),
+        "fecundate": ({"player": PLAYER, "gm": ref("Card")}, ("player", "gm")),
+        "surrogate": ({"player": PLAYER, "from": PLAYER, "gm": ref("Card")}, ("player", "from", "gm")),
+        "hold": ({"player": PLAYER}, ("player",)),
+        "pass": ({"player": PLAYER}, ("player",)),
+        "ejaculate": ({"gms": {"type": "object", "maxProperties": 6, "additionalProperties": ref("Card"),
+                               "description": "player id -> the GM each player holding back ejaculates"}},
+                      ("gms",)),
+        "abort": ({"player": PLAYER, "gm": ref("Card")}, ("player", "gm")),
+        "cancel": ({"player": PLAYER, "card": ref("Card")}, ("player", "card")),
+        "remove_embryo": ({"player": PLAYER, "from": PLAYER}, ("player", "from")),
     },
 }
 
@@ -140,7 +154,9 @@ def new_table_schemas() -> dict:
             "game": {"const": "gjdlv"},
             "players": array(named, minItems=2, maxItems=6),
             "options": obj({"rules": {"enum": ["simples", "abondantes"]}, "rounds": {"enum": [9, 5]},
-                            "first_player": integer(0, 5, description="a seat index")}),
+                            "first_player": integer(0, 5, description="a seat index"),
+                            "mode": {"enum": ["sheet", "tracker"],
+                                     "description": "the score sheet, or each round played through"}}),
         }, ["game", "players"], closed=False, title="Le Grand Jeu de la Vie"),
     }
 
@@ -207,17 +223,39 @@ def state_schemas() -> dict:
     }, ["id", "name", "round_score", "round_scores", "running_totals", "total", "projected_total",
         "newborns", "abortions", "formol", "nursery", "cc", "cc_value", "cc_malus", "cc_line", "formol_line",
         "round_line"], closed=False)
+    cards = array(ref("Card"))
+    embryo = obj({"gf": ref("Card"), "gm": ref("Card"), "eg": nullable(integer(0)), "cc": BOOLEAN,
+                  "royal": {"enum": [None, "K", "Q", "J"]}, "comes_to_term": BOOLEAN},
+                 ["gf", "gm", "eg", "cc", "royal", "comes_to_term"])
+    seat = obj({"player": PLAYER, "hand": integer(0), "held": BOOLEAN, "uterus": nullable(embryo),
+                "formol": cards}, ["player", "hand", "held", "uterus", "formol"])
+    choice = obj({"action": ref("Action"), "field": nullable(STRING),
+                  "cards": {"anyOf": [{"type": "null"}, cards,
+                                      {"type": "object", "additionalProperties": cards}]}},
+                 ["action", "field", "cards"])
+    play = obj({
+        "phase": {"enum": ["deal", "birth", "ovulation", "action", "ejaculation", "ended"]},
+        "active": PLAYER, "step": CODE_MESSAGE, "gf": nullable(ref("Card")), "ovulation": integer(0),
+        "mouchoir": cards, "diva_cup": cards, "open": array({"type": "object"}),
+        "last_lap": nullable(PLAYER), "removal": nullable(obj({"player": PLAYER}, ["player"])),
+        "deal": obj({"per_player": integer(1), "mouchoir": integer(0)}, ["per_player", "mouchoir"]),
+        "unseen": obj({"gf": cards, "gm": cards}, ["gf", "gm"]), "hidden": integer(0),
+        "seats": array(seat), "choices": array(choice),
+    }, ["phase", "active", "step", "gf", "ovulation", "mouchoir", "diva_cup", "open", "last_lap", "removal",
+        "deal", "unseen", "hidden", "seats", "choices"],
+        description="The round played through (mode tracker).")
     gjdlv = game_state("gjdlv", {
         "round": integer(1), "rounds": {"enum": [9, 5]}, "rounds_closed": integer(0), "last_round": BOOLEAN,
-        "rules": {"enum": ["simples", "abondantes"]}, "first_player": PLAYER,
+        "rules": {"enum": ["simples", "abondantes"]}, "mode": {"enum": ["sheet", "tracker"]},
+        "play": nullable(play), "first_player": PLAYER,
         "take": nullable(obj({"player": PLAYER}, ["player"])),
         "deck": obj({"gf": array(ref("Card")), "gm": array(ref("Card"))}, ["gf", "gm"]),
         "royal_points": {"type": "object", "additionalProperties": integer()}, "per_abortion": integer(),
         "used_cards": array(ref("Card")),
         "standings": array(obj({"player": PLAYER, "rank": integer(1), "total": integer()},
                                ["player", "rank", "total"])),
-    }, ["round", "rounds", "rounds_closed", "last_round", "rules", "first_player", "take", "deck",
-        "royal_points", "per_abortion", "used_cards", "standings"], gjdlv_player)
+    }, ["round", "rounds", "rounds_closed", "last_round", "rules", "mode", "play", "first_player", "take",
+        "deck", "royal_points", "per_abortion", "used_cards", "standings"], gjdlv_player)
 
     return {
         "StateEnvelope": envelope,

@@ -22,6 +22,7 @@ notation.
 
 from __future__ import annotations
 
+from engine import gjdlv_play
 from engine.core import (
     IllegalEvent,
     InvalidEvent,
@@ -36,30 +37,44 @@ from engine.core import (
     player_names,
     short,
 )
+from engine.gjdlv_cards import (
+    ABONDANTES,
+    FACES,
+    NEWBORN_BASE,
+    POINTS_PER_ABORTION,
+    ROUNDS_CHOICES,
+    ROYAL_POINTS,
+    RULES_CHOICES,
+    cc_value,
+    check_fecundation,
+    contest,
+    deck,
+    deck_order,
+    genetic_gap,
+    is_face,
+    may_fecundate,
+    nursery,
+    other_black,
+    rank_of,
+    read_black,
+    read_gf,
+    read_gm,
+    round_score,
+    rules_of,
+    value_of,
+)
 
 ID = "gjdlv"
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
-OPTIONS = ("rules", "rounds", "first_player")
+OPTIONS = ("rules", "rounds", "first_player", "mode")
+SHEET, TRACKER = "sheet", "tracker"
+MODES = (SHEET, TRACKER)  # the score sheet filled by hand, or each round played through
 WRITTEN_FOR = (3, 4)
-SIMPLES, ABONDANTES = "simples", "abondantes"
-RULES_CHOICES = (SIMPLES, ABONDANTES)
-ROUNDS_CHOICES = (9, 5)  # à terme, prématurée
-
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-FACES = ("J", "Q", "K")
-SUITS = ("S", "C", "H", "D")
-RED, BLACK = ("H", "D"), ("S", "C")
-SUIT_SYMBOLS = {"♠": "S", "♤": "S", "♣": "C", "♧": "C", "♥": "H", "♡": "H", "♦": "D", "♢": "D"}
-
-POINTS_PER_ABORTION = 3  # an abortion puts 3 cards on the formol pile
-NEWBORN_BASE = 5
-CC_BASE = 6  # with c CC newborns, each is worth CC_BASE - c
-ROYAL_POINTS = {"K": 10, "Q": 0, "J": 5}
-
 AGAINST_CHOICES = ("abortion", "surrogacy", "fecundation")
 
 MESSAGES = {
+    **gjdlv_play.MESSAGES,
     # Refusals of events and of checks' inputs.
     "gjdlv.bad_card": (
         "« {value} » n'est pas une carte ({field}) : le rang (A, 2…10, J, Q, K) puis la couleur "
@@ -322,148 +337,9 @@ MESSAGES = {
 }
 
 
-# --- cards -------------------------------------------------------------------------------------------
-
-
-def parse_card(value, field: str) -> str:
-    """The canonical notation of a card (``"4s"``, ``"1♠"`` -> ``"4S"``, ``"AS"``); `InvalidEvent` else."""
-    text = value.strip().upper().replace("\ufe0f", "") if isinstance(value, str) else ""
-    if text[-1:] in SUIT_SYMBOLS:
-        text = text[:-1] + SUIT_SYMBOLS[text[-1]]
-    rank, suit = text[:-1], text[-1:]
-    if rank == "1":
-        rank = "A"
-    if rank not in RANKS or suit not in SUITS:
-        raise InvalidEvent("gjdlv.bad_card", field=field, value=short(value))
-    return rank + suit
-
-
-def rank_of(card: str) -> str:
-    return card[:-1]
-
-
-def suit_of(card: str) -> str:
-    return card[-1]
-
-
-def is_face(card: str) -> bool:
-    return rank_of(card) in FACES
-
-
-def value_of(card: str) -> int | None:
-    """A number card's value (Ace 1); faces have none."""
-    rank = rank_of(card)
-    if rank in FACES:
-        return None
-    return 1 if rank == "A" else int(rank)
-
-
-def deck_order(card: str) -> tuple[int, int]:
-    return SUITS.index(suit_of(card)), RANKS.index(rank_of(card))
-
-
-def _rules(state) -> str:
-    # A check may be asked with no table at all (a rules page): every card then exists.
-    return state.get("rules", ABONDANTES) if isinstance(state, dict) else ABONDANTES
-
-
-def _allowed(rules: str, card: str) -> None:
-    if is_face(card) and rules != ABONDANTES:
-        raise IllegalEvent("gjdlv.faces_need_abondantes", card=card)
-
-
-def _gf(rules: str, source: dict, field: str) -> str:
-    return _red(rules, source.get(field), field)
-
-
-def _gm(rules: str, source: dict, field: str) -> str:
-    return _black(rules, source.get(field), field)
-
-
-def _red(rules: str, raw, field: str) -> str:
-    card = parse_card(raw, field)
-    if suit_of(card) not in RED:
-        raise InvalidEvent("gjdlv.gf_must_be_red", card=card, field=field)
-    _allowed(rules, card)
-    return card
-
-
-def _black(rules: str, raw, field: str) -> str:
-    card = parse_card(raw, field)
-    if suit_of(card) not in BLACK:
-        raise InvalidEvent("gjdlv.gm_must_be_black", card=card, field=field)
-    _allowed(rules, card)
-    return card
-
-
-def may_fecundate(gf: str, gm: str) -> bool:
-    """A royal GF takes any GM; a number GF only a number GM."""
-    return is_face(gf) or not is_face(gm)
-
-
-def _check_fecundation(gf: str, gm: str) -> None:
-    if not may_fecundate(gf, gm):
-        raise IllegalEvent("gjdlv.imperial_needs_royal", gf=gf, gm=gm)
-
-
-def genetic_gap(gf: str, gm: str) -> int | None:
-    """EG = |GM − GF| for two number cards; ``None`` when a face is involved."""
-    if is_face(gf) or is_face(gm):
-        return None
-    return abs(value_of(gm) - value_of(gf))
-
-
-# --- scoring -----------------------------------------------------------------------------------------
-
-
-ROYAL_NAMES = {"K": "gjdlv.royal.K", "Q": "gjdlv.royal.Q", "J": "gjdlv.royal.J"}
-
-
-def nursery(newborns: list[dict]) -> list[dict]:
-    """Each newborn with its EG, CC flag and points, the consanguinity malus applied."""
-    rows = []
-    for newborn in newborns:
-        gf, gm = newborn["gf"], newborn["gm"]
-        royal = is_face(gf)
-        eg = None if royal else genetic_gap(gf, gm)
-        rank = rank_of(gf) if royal else None
-        rows.append(
-            {"gf": gf, "gm": gm, "eg": eg, "cc": eg == 0, "royal": rank, "name": ROYAL_NAMES.get(rank)}
-        )
-    cc_count = sum(row["cc"] for row in rows)
-    for row in rows:
-        if row["royal"]:
-            row["points"] = ROYAL_POINTS[rank_of(row["gf"])]
-        elif row["cc"]:
-            row["points"] = cc_value(cc_count)
-        else:
-            row["points"] = NEWBORN_BASE + row["eg"]
-    return rows
-
-
-def cc_value(cc_count: int) -> int | None:
-    """What each CC is worth when there are ``cc_count`` of them (RULES: linear, negative from the 7th)."""
-    return CC_BASE - cc_count if cc_count >= 1 else None
-
-
-def round_score(player: dict) -> int:
-    """Formol plus nursery for the open round."""
-    formol = POINTS_PER_ABORTION * player["abortions"]
-    return formol + sum(row["points"] for row in nursery(player["newborns"]))
-
-
 def _used_cards(state: dict) -> list[str]:
     cards = [card for p in state["players"] for n in p["newborns"] for card in (n["gf"], n["gm"])]
     return sorted(cards, key=deck_order)
-
-
-def deck(rules: str) -> dict[str, list[str]]:
-    """The gametes in play under ``rules``, in deck order: the red GF and the black GM."""
-    ranks = RANKS if rules == ABONDANTES else tuple(r for r in RANKS if r not in FACES)
-    return {
-        "gf": [rank + suit for suit in RED for rank in ranks],
-        "gm": [rank + suit for suit in BLACK for rank in ranks],
-    }
 
 
 def _newborn_possible(state: dict) -> bool:
@@ -486,9 +362,11 @@ def setup(players, options: dict) -> dict:
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds not in ROUNDS_CHOICES:
         raise InvalidEvent("bad_option", field="rounds", value=short(rounds), choices=list(ROUNDS_CHOICES))
     first = option_int(options, "first_player", 0, 0, len(names) - 1)
-    return {
+    mode = option_choice(options, "mode", MODES)
+    state = {
         "rules": rules,
         "rounds": rounds,
+        "mode": mode,
         "round": 1,
         "first_seat": first,
         "over": False,
@@ -497,7 +375,16 @@ def setup(players, options: dict) -> dict:
             {"id": player_id(i), "name": name, "round_scores": [], "abortions": 0, "newborns": []}
             for i, name in enumerate(names)
         ],
+        "play": None,
     }
+    if mode == TRACKER:
+        state["play"] = gjdlv_play.new_round(state)
+    return state
+
+
+def tracked(state: dict) -> bool:
+    """Whether the table plays its rounds through (a table stored before the option is a sheet)."""
+    return state.get("mode") == TRACKER
 
 
 # --- the rules' checks: each called by its event's handler and by `actions` ----------------------------
@@ -505,7 +392,7 @@ def setup(players, options: dict) -> dict:
 
 def check_newborn(state: dict, gf: str, gm: str) -> None:
     """A GM that may fecundate the GF, neither card already recorded in the round."""
-    _check_fecundation(gf, gm)
+    check_fecundation(gf, gm)
     used = set(_used_cards(state))
     for field, card in (("gf", gf), ("gm", gm)):
         if card in used:
@@ -528,8 +415,8 @@ def check_steal_newborn(state: dict, thief: dict, victim: dict) -> None:
 def newborn(state: dict, event: dict) -> None:
     player = find_player(state, event)
     rules = state["rules"]
-    gf = _gf(rules, event, "gf")
-    gm = _gm(rules, event, "gm")
+    gf = read_gf(rules, event, "gf")
+    gm = read_gm(rules, event, "gm")
     check_newborn(state, gf, gm)
     player["newborns"].append({"gf": gf, "gm": gm})
     state["take"] = {"player": player["id"]} if rank_of(gf) == "Q" else None
@@ -551,6 +438,8 @@ def steal_newborn(state: dict, event: dict) -> None:
 
 
 def close_round(state: dict, event: dict) -> None:
+    if tracked(state):
+        gjdlv_play.check_close(state)
     for player in state["players"]:
         player["round_scores"].append(round_score(player))
         player["abortions"] = 0
@@ -561,13 +450,38 @@ def close_round(state: dict, event: dict) -> None:
     else:
         state["round"] += 1
         state["first_seat"] = (state["first_seat"] + 1) % len(state["players"])
+    if tracked(state):
+        state["play"] = None if state["over"] else gjdlv_play.new_round(state)
+
+
+def _sheet_only(handler):
+    """A score-sheet event: refused at a table whose rounds are played through."""
+
+    def on_sheet(state: dict, event: dict) -> None:
+        if tracked(state):
+            raise IllegalEvent("gjdlv.play.sheet_event")
+        handler(state, event)
+
+    return on_sheet
+
+
+def _tracker_only(handler):
+    """A played-through round's event: refused at a table that keeps the score sheet."""
+
+    def in_play(state: dict, event: dict) -> None:
+        if not tracked(state):
+            raise IllegalEvent("gjdlv.play.tracker_event")
+        handler(state, event)
+
+    return in_play
 
 
 EVENTS = {
-    "newborn": newborn,
-    "abortion": abortion,
+    "newborn": _sheet_only(newborn),
+    "abortion": _sheet_only(abortion),
     "steal_newborn": steal_newborn,
     "close_round": close_round,
+    **{kind: _tracker_only(handler) for kind, handler in gjdlv_play.EVENTS.items()},
 }
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
 FIELDS = {
@@ -575,23 +489,26 @@ FIELDS = {
     "abortion": ("player",),
     "steal_newborn": ("player", "from"),
     "close_round": (),
+    **gjdlv_play.FIELDS,
 }
 
 
 def actions(state: dict) -> list[dict]:
-    """What may be recorded now; the cards of a newborn come from the table."""
+    """What may be recorded now; the cards come from the table."""
     players = state["players"]
-    listed: list[dict] = []
-    if _newborn_possible(state):
-        listed += [{"type": "newborn", "player": p["id"]} for p in players]
-    listed += [{"type": "abortion", "player": p["id"]} for p in players]
+    if tracked(state):
+        listed = [choice["action"] for choice in gjdlv_play.choices(state)]
+    else:
+        listed = [{"type": "newborn", "player": p["id"]} for p in players] if _newborn_possible(state) else []
+        listed += [{"type": "abortion", "player": p["id"]} for p in players]
     listed += [
         {"type": "steal_newborn", "player": thief["id"], "from": victim["id"]}
         for thief in players
         for victim in players
         if allowed(check_steal_newborn, state, thief, victim)
     ]
-    listed.append({"type": "close_round"})
+    if not tracked(state):
+        listed.append({"type": "close_round"})
     return listed
 
 
@@ -626,9 +543,11 @@ def notes(state: dict) -> list[Note]:
         found.append(Note("gjdlv.note_player_count", {"count": count}))
     if state["take"] is not None:
         owner = next(p for p in state["players"] if p["id"] == state["take"]["player"])
-        takes = any(a["type"] == "steal_newborn" for a in actions(state))
+        takes = any(allowed(check_steal_newborn, state, owner, victim) for victim in state["players"])
         code = "gjdlv.take" if takes else "gjdlv.take_nothing"
         found.append(Note(code, {"player": owner["id"], "name": owner["name"]}))
+    if state.get("play"):
+        found += [Note(code, params) for code, params in gjdlv_play.notes(state)]
     return found
 
 
@@ -704,7 +623,9 @@ def view(state: dict) -> dict:
         "rounds_closed": len(state["players"][0]["round_scores"]),
         "last_round": state["round"] >= state["rounds"],
         "rules": state["rules"],
+        "mode": state.get("mode", SHEET),
         "first_player": state["players"][state["first_seat"]]["id"],
+        "play": gjdlv_play.view(state) if state.get("play") else None,
         "take": dict(state["take"]) if state["take"] else None,
         "deck": deck(state["rules"]),
         "royal_points": dict(ROYAL_POINTS) if state["rules"] == ABONDANTES else {},
@@ -724,8 +645,8 @@ def _answer(ok: bool, code: str, params: dict, **extra) -> dict:
 
 def fecundate_check(state, params: dict) -> dict:
     """May this GM fecundate this GF?"""
-    rules = _rules(state)
-    gf, gm = _gf(rules, params, "gf"), _gm(rules, params, "gm")
+    rules = rules_of(state)
+    gf, gm = read_gf(rules, params, "gf"), read_gm(rules, params, "gm")
     eg = genetic_gap(gf, gm)
     facts = {"gf": gf, "gm": gm, "eg": eg}
     if is_face(gf):
@@ -739,10 +660,10 @@ def fecundate_check(state, params: dict) -> dict:
 
 def surrogate_check(state, params: dict) -> dict:
     """May ``new_gm`` take the embryo (gf, gm) as a mère porteuse?"""
-    rules = _rules(state)
-    gf, gm = _gf(rules, params, "gf"), _gm(rules, params, "gm")
-    _check_fecundation(gf, gm)
-    new_gm = _gm(rules, params, "new_gm")
+    rules = rules_of(state)
+    gf, gm = read_gf(rules, params, "gf"), read_gm(rules, params, "gm")
+    check_fecundation(gf, gm)
+    new_gm = read_gm(rules, params, "new_gm")
     facts = {"gf": gf, "gm": gm, "new_gm": new_gm, "eg_before": genetic_gap(gf, gm), "eg_after": None}
     taken = {"mouchoir": [gm], "embryo": {"gf": gf, "gm": new_gm}}
     if new_gm == gm:
@@ -763,15 +684,11 @@ def surrogate_check(state, params: dict) -> dict:
     return _answer(False, "gjdlv.check.surrogate_not_closer", facts, closer=closer)
 
 
-def _other_black(card: str) -> str:
-    return rank_of(card) + ("C" if suit_of(card) == "S" else "S")
-
-
 def abortion_check(state, params: dict) -> dict:
     """Does the black card ``answer`` abort a fecundation made with ``gm``?"""
-    rules = _rules(state)
-    gm, answer = _gm(rules, params, "gm"), _gm(rules, params, "answer")
-    facts = {"gm": gm, "answer": answer, "other": _other_black(gm)}
+    rules = rules_of(state)
+    gm, answer = read_gm(rules, params, "gm"), read_gm(rules, params, "answer")
+    facts = {"gm": gm, "answer": answer, "other": other_black(gm)}
     if answer == gm:
         return _answer(False, "gjdlv.check.abortion_same_card", facts)
     if rank_of(answer) != rank_of(gm):
@@ -781,30 +698,19 @@ def abortion_check(state, params: dict) -> dict:
 
 def ejaculation_check(state, params: dict) -> dict:
     """Who fecundates an unfecundated GF among the held-back GMs ejaculated on it?"""
-    rules = _rules(state)
-    gf = _gf(rules, params, "gf")
+    rules = rules_of(state)
+    gf = read_gf(rules, params, "gf")
     gms_in = params.get("gms")
     if not isinstance(gms_in, dict) or not all(isinstance(k, str) and 1 <= len(k) <= 40 for k in gms_in):
         raise InvalidEvent("gjdlv.bad_gms")
     gms: dict[str, str] = {}
     for pid, raw in gms_in.items():
-        gm = _black(rules, raw, f"gms.{pid}")
-        _check_fecundation(gf, gm)
+        gm = read_black(rules, raw, f"gms.{pid}")
+        check_fecundation(gf, gm)
         if gm in gms.values():
             raise InvalidEvent("gjdlv.duplicate_card", card=gm)
         gms[pid] = gm
-    egs = {pid: genetic_gap(gf, gm) for pid, gm in gms.items()}
-    if is_face(gf) and len(gms) >= 2:
-        # No EG on a Royal Ovum: every ejaculation ties with every other (RULES Decision).
-        tied, beaten, winner = sorted(gms), [], None
-    else:
-        counts: dict = {}
-        for eg in egs.values():
-            counts[eg] = counts.get(eg, 0) + 1
-        tied = sorted(pid for pid, eg in egs.items() if counts[eg] > 1)
-        left = [pid for pid in gms if counts[egs[pid]] == 1]
-        winner = min(left, key=lambda pid: egs[pid]) if left else None
-        beaten = sorted(pid for pid in left if pid != winner)
+    egs, winner, tied, beaten = contest(gf, gms)
     facts = {"gf": gf, "count": len(gms), "winner": winner, "gm": gms.get(winner), "eg": egs.get(winner)}
     if not gms:
         code = "gjdlv.check.ejaculation_none"
@@ -832,8 +738,8 @@ def ejaculation_check(state, params: dict) -> dict:
 
 def bonus_check(state, params: dict) -> dict:
     """What an imperial bonus does against an abortion, a surrogacy or a fecundation."""
-    rules = _rules(state)
-    card = _gm(rules, params, "card")
+    rules = rules_of(state)
+    card = read_gm(rules, params, "card")
     against = params.get("against")
     if against not in AGAINST_CHOICES:
         raise InvalidEvent("gjdlv.bad_against", value=short(against), choices=list(AGAINST_CHOICES))
@@ -895,8 +801,8 @@ def fecundations_check(state, params: dict) -> dict:
     the rules let it fecundate that GF (``fecundates``), whether it is already recorded this round
     (``used``), whether the newborn may be recorded now (``allowed``: the very check of the
     ``newborn`` event), its EG, whether it is a CC, and the points the newborn would score alone."""
-    rules = _rules(state)
-    gf = _gf(rules, params, "gf")
+    rules = rules_of(state)
+    gf = read_gf(rules, params, "gf")
     table = isinstance(state, dict) and "players" in state
     used = set(_used_cards(state)) if table else set()
     gms = []

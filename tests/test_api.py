@@ -647,3 +647,54 @@ def test_malformed_bodies_never_cause_a_5xx_nor_change_the_table(make_table):
         if response.status_code >= 400:
             assert response.get_json()["error"]["code"], (path, kwargs)
     assert table.snapshot() == before
+
+
+# --- Le Grand Jeu de la Vie played through (mode tracker) ----------------------------------------
+
+
+def test_a_gjdlv_round_played_through_the_api(make_table):
+    options = {"rules": "abondantes", "rounds": 5, "mode": "tracker"}
+    table = make_table("gjdlv", PLAYERS["gjdlv"], options)
+    assert table.created["state"]["mode"] == "tracker"
+    assert table.created["state"]["actions"] == [{"type": "deal"}]
+    played = [
+        {"type": "deal", "mouchoir": ["2S", "3C"]},
+        {"type": "ovulate", "player": "p1", "gf": "6H"},
+        {"type": "fecundate", "player": "p1", "gm": "4C"},
+    ]
+    for event in played:
+        answer = table.event(**event)
+    assert answer["state"]["play"]["seats"][0]["uterus"]["gf"] == "6H"
+    assert {"type": "abort", "player": "p2"} in answer["state"]["actions"]
+
+    # One's own fecundation is not aborted; a card already on the table is not played again; a turn
+    # step out of turn names whose turn it is. Each refusal changes nothing.
+    before = table.snapshot()
+    refused(table.post("abort", player="p1", gm="4S"), 422, "gjdlv.play.answer_own")
+    refused(table.post("abort", player="p2", gm="4C"), 422, "gjdlv.play.seen.uterus")
+    refused(table.post("ovulate", player="p3", gf="7H"), 422, "gjdlv.play.not_your_turn")
+    refused(table.post("newborn", player="p1", gf="7H", gm="7S"), 422, "gjdlv.play.sheet_event")
+    assert table.snapshot() == before
+
+    # Bruno aborts with the other black four: three cards and three points to his formol.
+    answer = table.event(type="abort", player="p2", gm="4S")
+    played.append({"type": "abort", "player": "p2", "gm": "4S"})
+    assert answer["state"] == core.view("gjdlv", core.replay("gjdlv", PLAYERS["gjdlv"], options, played))
+    bruno = answer["state"]["players"][1]
+    assert (bruno["abortions"], bruno["round_score"]) == (1, 3)
+    assert answer["state"]["play"]["seats"][1]["formol"] == ["6H", "4C", "4S"]
+
+    # Undo gives back exactly the state before the abortion.
+    response = table.undo()
+    assert response.status_code == 200
+    assert response.get_json()["state"] == core.view(
+        "gjdlv", core.replay("gjdlv", PLAYERS["gjdlv"], options, played[:-1]))
+
+
+def test_a_score_sheet_table_refuses_the_tracker_events(make_table):
+    table = make_table("gjdlv", PLAYERS["gjdlv"])
+    assert table.created["state"]["mode"] == "sheet"
+    assert table.created["state"]["play"] is None
+    before = table.snapshot()
+    refused(table.post("deal", mouchoir=["2S", "3C"]), 422, "gjdlv.play.tracker_event")
+    assert table.snapshot() == before

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import core, gjdlv
+from engine import core, gjdlv, gjdlv_cards, gjdlv_play
 from engine.core import IllegalEvent, InvalidEvent, RuleError
 from engine.messages import COMMON
 
@@ -805,13 +805,20 @@ def test_every_message_is_worded_in_both_languages():
 
 
 def test_every_code_in_the_module_is_worded():
-    source = Path(gjdlv.__file__).read_text(encoding="utf-8")
-    # The code after the MESSAGES table: what the module raises, returns and notes.
-    code = source.split("\nMESSAGES = {", 1)[1].split("\n}\n", 1)[1]
+    # The code after the MESSAGES tables of the game's modules: what they raise, return and note.
+    modules = (gjdlv, gjdlv_play, gjdlv_cards)
+    sources = [Path(module.__file__).read_text(encoding="utf-8") for module in modules]
+    code = "\n".join(source.split("\nMESSAGES = {", 1)[-1].split("\n}\n", 1)[-1] for source in sources)
     used = set(re.findall(r"\"(gjdlv\.[A-Za-z_.]+)\"", code))
+    # Codes built from a family (the phase the table expects, where a card already is): every member.
+    families = {"gjdlv.play.expect.": gjdlv_play.PHASES,
+                "gjdlv.play.seen.": ("mouchoir", "diva_cup", "revealed", "uterus", "nursery", "formol")}
+    assert set(re.findall(r"f\"(gjdlv\.[a-z_.]+\.)\{", code)) == set(families)
+    used |= {prefix + member for prefix, members in families.items() for member in members}
     assert used <= set(gjdlv.MESSAGES)
-    # No dead message: each is named by the engine or by the game's page (a sentence it shows).
-    page = (Path(gjdlv.__file__).parent.parent / "static" / "js" / "games" / "gjdlv.js").read_text("utf-8")
+    # No dead message: each is named by the engine or by the game's pages (a sentence they show).
+    games = Path(gjdlv.__file__).parent.parent / "static" / "js" / "games"
+    page = "\n".join(path.read_text("utf-8") for path in sorted(games.glob("gjdlv*.js")))
     shown = set(re.findall(r"[\"'`](gjdlv\.[A-Za-z_.]+)[\"'`]", page))
     assert set(gjdlv.MESSAGES) <= used | shown
     raised = set(re.findall(r'(?:InvalidEvent|IllegalEvent)\(\s*"([a-z_.]+)"', code))

@@ -1,0 +1,918 @@
+"""Le Grand Jeu de la Vie, a round played through card by card (RULES.md §2 "A round, played through").
+
+A table created with the option ``mode: "tracker"`` plays each round here instead of filling the
+score sheet by hand: the deal, then each turn of the active player phase by phase (0 birth and the
+held GM to the Mouchoir, 1 ovulation, 2 fecundate / surrogate / hold back, 3 the held-back
+ejaculation contest, 4 menstruation), the answers (abortions, imperial bonuses) to the act they
+target, the royal births, the last lap. The round's newborns and abortions land in the same player
+fields the score sheet uses (`engine.gjdlv`), so a round is scored by the same code either way.
+
+The app sees only the cards the table shows. A GM in a player's testicles or urethra is face down:
+the state counts them (``hand``, ``held``) and never names them until they are played. Every card
+the table has seen is in exactly one place (``seen``); a card entered is refused when it is already
+somewhere, and the cards still possible are the deck less the seen ones.
+
+State, under the sheet's (``state["play"]``, plain JSON)::
+
+    {"phase": "deal" | "birth" | "ovulation" | "action" | "ejaculation" | "ended",
+     "active": seat, "gf": None | card (the revealed GF, until it is fecundated or discarded),
+     "ovulation": int (GF left in the Ovulation pile), "mouchoir": [card], "diva_cup": [card],
+     "open": [act] (the chain an answer may target, newest last), "last_lap": None | player id,
+     "removal": None | {"player": id} (a Jack newborn's removal, for the very next event),
+     "late": [gm] (the GM of the embryos begun during the last lap by anyone but the announcer:
+              one whose owner's phase 0 still comes, won by an ejaculation, is not born then but
+              leaves the uterus, GM to the Mouchoir and GF to the Diva Cup),
+     "seats": [{"hand": int, "held": bool, "uterus": None | {"gf", "gm"}, "formol": [card]}]}
+
+An act of ``open`` is ``{"act": "fecundation", "player", "gf", "gm"}`` (the embryo is in that
+player's uterus), ``{"act": "surrogacy", "player", "from", "gf", "gm", "replaced"}`` or
+``{"act": "abortion", "player", "card", "owner", "gf", "gm"}`` (the aborted embryo was the owner's).
+Any event but an answer closes the chain: an answer is made at the moment of the act it answers.
+
+Decisions where the text is silent (RULES.md decides the rest):
+- An answer never targets its own player's act (one aborts a concurrent's fecundation); after a King
+  cancels an abortion, the fecundation it targeted may be answered again (by the other cards left).
+- The active player does not ejaculate on their own GF (the contest is for "les joueurs qui se sont
+  retenus" when a concurrent leaves the GF).
+- A player with no GM left passes at phase 2 (only then); an empty Ovulation pile skips phase 1.
+- Phase 0 with nothing to birth or discard is made at once, without an event.
+"""
+
+from __future__ import annotations
+
+from engine.core import IllegalEvent, InvalidEvent, allowed, find_player, short
+from engine.gjdlv_cards import (
+    ABONDANTES,
+    check_fecundation,
+    contest,
+    deck,
+    deck_order,
+    genetic_gap,
+    is_face,
+    other_black,
+    rank_of,
+    read_black,
+    read_gf,
+    read_gm,
+)
+
+PHASES = ("deal", "birth", "ovulation", "action", "ejaculation", "ended")
+
+MESSAGES = {
+    # What the table expects now: the step shown to everyone, and why another step is refused.
+    "gjdlv.play.expect.deal": (
+        "Distribution : les GM sont partagés également, le reste va face visible au Mouchoir.",
+        "The deal: the GM are shared out equally, the rest goes face up to the Mouchoir.",
+    ),
+    "gjdlv.play.expect.birth": (
+        "Phase 0 de {name} : mise au monde de son embryon et défausse de son urètre au Mouchoir.",
+        "{name}'s phase 0: their embryo is born and their urethra goes to the Mouchoir.",
+    ),
+    "gjdlv.play.expect.ovulation": (
+        "Phase 1 de {name} : l'ovulation, le premier GF de la pioche est révélé.",
+        "{name}'s phase 1: ovulation, the top GF of the pile is revealed.",
+    ),
+    "gjdlv.play.expect.action": (
+        "Phase 2 de {name} : féconder, mère-porter ou se retenir.",
+        "{name}'s phase 2: fecundate, surrogate or hold back.",
+    ),
+    "gjdlv.play.expect.ejaculation": (
+        "Phase 3 : {gf} est délaissé, les joueur·euses retenu·es peuvent éjaculer dessus.",
+        "Phase 3: {gf} is left unfecundated, the players holding back may ejaculate on it.",
+    ),
+    "gjdlv.play.expect.ended": (
+        "La manche est finie : il reste à la clore.",
+        "The round is over: it only remains to close it.",
+    ),
+    "gjdlv.play.not_your_turn": (
+        "C'est le tour de {active}, pas de {name}.",
+        "It is {active}'s turn, not {name}'s.",
+    ),
+    # Cards.
+    "gjdlv.play.seen.mouchoir": (
+        "{card} est déjà au Mouchoir : chaque carte n'existe qu'une fois.",
+        "{card} is already in the Mouchoir: each card exists once.",
+    ),
+    "gjdlv.play.seen.diva_cup": (
+        "{card} est déjà dans la Diva Cup : chaque carte n'existe qu'une fois.",
+        "{card} is already in the Diva Cup: each card exists once.",
+    ),
+    "gjdlv.play.seen.revealed": (
+        "{card} est le GF ovulé sur la table : chaque carte n'existe qu'une fois.",
+        "{card} is the GF ovulated on the table: each card exists once.",
+    ),
+    "gjdlv.play.seen.uterus": (
+        "{card} est dans l'utérus de {name} : chaque carte n'existe qu'une fois.",
+        "{card} is in {name}'s uterus: each card exists once.",
+    ),
+    "gjdlv.play.seen.nursery": (
+        "{card} est dans la nurserie de {name} : chaque carte n'existe qu'une fois.",
+        "{card} is in {name}'s nursery: each card exists once.",
+    ),
+    "gjdlv.play.seen.formol": (
+        "{card} est dans le Formol de {name} : chaque carte n'existe qu'une fois.",
+        "{card} is in {name}'s formol: each card exists once.",
+    ),
+    "gjdlv.play.bad_mouchoir": (
+        "« mouchoir » est la liste des GM restés face visible après la distribution.",
+        "“mouchoir” is the list of the GM left face up after the deal.",
+    ),
+    "gjdlv.play.deal_count": (
+        "{players} joueur·euses se partagent {gms} GM : {per} chacun·e, et {expected} au Mouchoir, "
+        "pas {count}.",
+        "{players} players share {gms} GM: {per} each, and {expected} to the Mouchoir, not {count}.",
+    ),
+    "gjdlv.play.no_cards": (
+        "{name} n'a plus de Gamète Mâle en main.",
+        "{name} has no male gamete left in hand.",
+    ),
+    "gjdlv.play.held_card_needed": (
+        "{name} retient un GM dans son urètre : il part face visible au Mouchoir, dites lequel.",
+        "{name} holds a GM back in their urethra: it goes face up to the Mouchoir, say which.",
+    ),
+    "gjdlv.play.nothing_held": (
+        "{name} ne retient aucun GM : son urètre est vide.",
+        "{name} holds no GM back: their urethra is empty.",
+    ),
+    # Phase 2.
+    "gjdlv.play.no_gf": (
+        "La pioche Ovulation est vide : il n'y a pas de GF à féconder.",
+        "The Ovulation pile is empty: there is no GF to fecundate.",
+    ),
+    "gjdlv.play.surrogate_own": (
+        "Une mère porteuse se fait sur l'embryon d'un·e concurrent·e, pas sur le sien.",
+        "A surrogacy takes an opponent's embryo, not one's own.",
+    ),
+    "gjdlv.play.no_embryo": (
+        "{victim} n'a pas d'embryon en gestation.",
+        "{victim} has no embryo in gestation.",
+    ),
+    "gjdlv.play.must_act": (
+        "{name} a encore {hand} GM : on ne passe que sans carte ; il faut féconder, mère-porter ou "
+        "se retenir.",
+        "{name} still has {hand} GM: one passes only with no card left; fecundate, surrogate or "
+        "hold back.",
+    ),
+    # Phase 3.
+    "gjdlv.play.not_held": (
+        "{name} ne s'est pas retenu·e : sans GM dans l'urètre, pas d'éjaculation.",
+        "{name} did not hold back: with no GM in the urethra, no ejaculation.",
+    ),
+    "gjdlv.play.own_gf": (
+        "{name} a délaissé ce GF à son propre tour : l'éjaculation retenue est pour les autres.",
+        "{name} left this GF on their own turn: the held-back ejaculation is for the others.",
+    ),
+    # Answers.
+    "gjdlv.play.nothing_to_answer": (
+        "Il n'y a rien à contrer : un avortement ou un bonus répond à l'instant même de l'action visée.",
+        "There is nothing to answer: an abortion or a bonus answers the very moment of the act it targets.",
+    ),
+    "gjdlv.play.nothing_to_abort": (
+        "On avorte une fécondation en train de se faire ; la dernière action est un avortement, "
+        "que seul le Roi « Manif pour Tous » annule.",
+        "One aborts a fecundation being made; the last act is an abortion, which only the King "
+        "“Manif pour Tous” cancels.",
+    ),
+    "gjdlv.play.answer_own": (
+        "{name} ne peut pas contrer sa propre action.",
+        "{name} cannot answer their own act.",
+    ),
+    "gjdlv.play.abort_card": (
+        "{card} n'avorte pas la fécondation faite avec {gm} : seul l'autre GM noir du même rang "
+        "({other}) le peut.",
+        "{card} does not abort the fecundation made with {gm}: only the other black GM of the same "
+        "rank ({other}) does.",
+    ),
+    "gjdlv.play.abort_card_or_jack": (
+        "{card} n'avorte pas la fécondation faite avec {gm} : il faut l'autre GM noir du même rang "
+        "({other}) ou un Valet « Guilde du Cintre ».",
+        "{card} does not abort the fecundation made with {gm}: it takes the other black GM of the "
+        "same rank ({other}) or a Jack “Guilde du Cintre”.",
+    ),
+    "gjdlv.play.cancel_card": (
+        "{card} n'annule rien : le Roi « Manif pour Tous » annule un avortement, la Dame « Amour "
+        "Maternel » une mère porteuse.",
+        "{card} cancels nothing: the King “Manif pour Tous” cancels an abortion, the Queen “Amour "
+        "Maternel” a surrogacy.",
+    ),
+    # Royal births and the end of the round.
+    "gjdlv.play.no_removal": (
+        "Seul le Valet (« Assassin Royal ») qui vient de naître permet de retirer un embryon, juste "
+        "après sa naissance : {player} n'a rien à retirer maintenant.",
+        "Only the Jack newborn (“Assassin Royal”) just born lets its owner remove an embryo, right "
+        "after its birth: {player} has nothing to remove now.",
+    ),
+    "gjdlv.play.remove_own": (
+        "Le Valet « Assassin Royal » retire l'embryon d'un·e concurrent·e, pas le sien.",
+        "The Jack “Assassin Royal” removes an opponent's embryo, not one's own.",
+    ),
+    "gjdlv.play.round_goes_on": (
+        "La manche continue : elle s'achève après la phase 0 de qui a posé sa dernière carte.",
+        "The round goes on: it ends after the phase 0 of the player who played their last card.",
+    ),
+    "gjdlv.play.sheet_event": (
+        "Cette table joue chaque manche carte par carte : les naissances et les avortements se notent "
+        "par le jeu, pas sur la feuille.",
+        "This table plays each round card by card: births and abortions are recorded by the play, not "
+        "on the sheet.",
+    ),
+    "gjdlv.play.tracker_event": (
+        "Cette table tient la feuille de score : elle ne suit pas la manche carte par carte.",
+        "This table keeps the score sheet: it does not follow the round card by card.",
+    ),
+    # Notes.
+    "gjdlv.play.last_lap": (
+        "Dernière ronde : {name} a posé sa dernière carte. La manche s'achève après sa prochaine "
+        "phase 0 ; les fécondations lancées maintenant n'iront pas à terme (sauf la sienne).",
+        "Last lap: {name} played their last card. The round ends after their next phase 0; "
+        "fecundations started now will not come to term (except theirs).",
+    ),
+    "gjdlv.play.round_ended": (
+        "La manche est finie : les embryons encore en gestation ne naîtront pas.",
+        "The round is over: the embryos still in gestation will not be born.",
+    ),
+    "gjdlv.play.removal": (
+        "Valet de {name} : il retire l'embryon en gestation d'un·e concurrent·e, maintenant ou jamais.",
+        "{name}'s Jack: it removes an opponent's embryo in gestation, now or never.",
+    ),
+    "gjdlv.play.removal_nothing": (
+        "Valet de {name} : aucun·e concurrent·e n'a d'embryon, le retrait est perdu.",
+        "{name}'s Jack: no opponent has an embryo, the removal is lost.",
+    ),
+}
+
+
+# --- the round's setup ------------------------------------------------------------------------------
+
+
+def share(rules: str, count: int) -> tuple[int, int]:
+    """GM each player is dealt and GM left face up to the Mouchoir, for ``count`` players."""
+    return divmod(len(deck(rules)["gm"]), count)
+
+
+def new_round(state: dict) -> dict:
+    """A round waiting for its deal, the first player of the round to play first."""
+    return {
+        "phase": "deal",
+        "active": state["first_seat"],
+        "gf": None,
+        "ovulation": len(deck(state["rules"])["gf"]),
+        "mouchoir": [],
+        "diva_cup": [],
+        "open": [],
+        "last_lap": None,
+        "removal": None,
+        "late": [],
+        "seats": [{"hand": 0, "held": False, "uterus": None, "formol": []} for _ in state["players"]],
+    }
+
+
+# --- where the cards are ------------------------------------------------------------------------------
+
+
+def places(state: dict) -> list[tuple[str, str | None, str]]:
+    """Every card the table has seen, with where it is: ``(place, player name or None, card)``."""
+    play = state["play"]
+    found = [("mouchoir", None, card) for card in play["mouchoir"]]
+    found += [("diva_cup", None, card) for card in play["diva_cup"]]
+    if play["gf"]:
+        found.append(("revealed", None, play["gf"]))
+    for player, seat in zip(state["players"], play["seats"], strict=True):
+        name = player["name"]
+        if seat["uterus"]:
+            found += [("uterus", name, seat["uterus"]["gf"]), ("uterus", name, seat["uterus"]["gm"])]
+        found += [("nursery", name, card) for born in player["newborns"] for card in (born["gf"], born["gm"])]
+        found += [("formol", name, card) for card in seat["formol"]]
+    return found
+
+
+def unseen(state: dict) -> dict[str, list[str]]:
+    """The cards of the deck the table has not seen yet, in deck order: the ones still possible."""
+    seen = {card for _, _, card in places(state)}
+    cards = deck(state["rules"])
+    return {kind: [c for c in cards[kind] if c not in seen] for kind in ("gf", "gm")}
+
+
+def check_unseen(state: dict, card: str) -> None:
+    for place, name, other in places(state):
+        if other == card:
+            raise IllegalEvent(f"gjdlv.play.seen.{place}", card=card, name=name)
+
+
+# --- the rules' checks: each called by its event's handler and by `actions` ---------------------------
+
+
+def _active(state: dict) -> dict:
+    return state["players"][state["play"]["active"]]
+
+
+def _player(state: dict, pid: str) -> dict:
+    return next(player for player in state["players"] if player["id"] == pid)
+
+
+def _seat(state: dict, player: dict) -> dict:
+    return state["play"]["seats"][state["players"].index(player)]
+
+
+def check_phase(state: dict, phase: str) -> None:
+    """The round is at ``phase``; else the refusal says what the table expects now."""
+    play = state["play"]
+    if play["phase"] != phase:
+        raise IllegalEvent(f"gjdlv.play.expect.{play['phase']}", name=_active(state)["name"], gf=play["gf"])
+
+
+def check_turn(state: dict, player: dict, phase: str) -> None:
+    """``player`` is the active player and the turn is at ``phase``."""
+    check_phase(state, phase)
+    active = _active(state)
+    if player is not active:
+        raise IllegalEvent("gjdlv.play.not_your_turn", name=player["name"], active=active["name"])
+
+
+def check_has_card(state: dict, player: dict) -> None:
+    if not _seat(state, player)["hand"]:
+        raise IllegalEvent("gjdlv.play.no_cards", name=player["name"])
+
+
+def check_deal(state: dict, cards: list[str]) -> None:
+    check_phase(state, "deal")
+    per, left = share(state["rules"], len(state["players"]))
+    if len(cards) != left:
+        gms = len(deck(state["rules"])["gm"])
+        raise IllegalEvent("gjdlv.play.deal_count", players=len(state["players"]), gms=gms, per=per,
+                           expected=left, count=len(cards))
+
+
+def check_birth(state: dict, player: dict, held: str | None) -> None:
+    check_turn(state, player, "birth")
+    if _seat(state, player)["held"]:
+        if held is None:
+            raise IllegalEvent("gjdlv.play.held_card_needed", name=player["name"])
+        check_unseen(state, held)
+    elif held is not None:
+        raise IllegalEvent("gjdlv.play.nothing_held", name=player["name"])
+
+
+def check_ovulate(state: dict, player: dict, gf: str) -> None:
+    check_turn(state, player, "ovulation")
+    check_unseen(state, gf)
+
+
+def check_fecundate(state: dict, player: dict, gm: str) -> None:
+    check_turn(state, player, "action")
+    gf = state["play"]["gf"]
+    if gf is None:
+        raise IllegalEvent("gjdlv.play.no_gf")
+    check_has_card(state, player)
+    check_unseen(state, gm)
+    check_fecundation(gf, gm)
+
+
+def check_surrogacy(embryo: dict, new_gm: str) -> None:
+    """RULES §2 *Mère porteuse*: a number GM strictly closer to a number GF; any imperial on a royal GF."""
+    gf, gm = embryo["gf"], embryo["gm"]
+    facts = {"gf": gf, "gm": gm, "new_gm": new_gm, "eg_before": genetic_gap(gf, gm), "eg_after": None}
+    if is_face(gf):
+        if not is_face(new_gm):
+            raise IllegalEvent("gjdlv.check.surrogate_royal_needs_imperial", **facts)
+        return
+    if is_face(new_gm):
+        raise IllegalEvent("gjdlv.check.surrogate_imperial_on_number", **facts)
+    facts["eg_after"] = genetic_gap(gf, new_gm)
+    if facts["eg_after"] >= facts["eg_before"]:
+        raise IllegalEvent("gjdlv.check.surrogate_not_closer", **facts)
+
+
+def check_surrogate_target(state: dict, player: dict, victim: dict) -> None:
+    check_turn(state, player, "action")
+    if victim is player:
+        raise IllegalEvent("gjdlv.play.surrogate_own")
+    if _seat(state, victim)["uterus"] is None:
+        raise IllegalEvent("gjdlv.play.no_embryo", victim=victim["name"])
+    check_has_card(state, player)
+
+
+def check_surrogate(state: dict, player: dict, victim: dict, gm: str) -> None:
+    check_surrogate_target(state, player, victim)
+    check_unseen(state, gm)
+    check_surrogacy(_seat(state, victim)["uterus"], gm)
+
+
+def check_hold(state: dict, player: dict) -> None:
+    check_turn(state, player, "action")
+    check_has_card(state, player)
+
+
+def check_pass(state: dict, player: dict) -> None:
+    check_turn(state, player, "action")
+    hand = _seat(state, player)["hand"]
+    if hand:
+        raise IllegalEvent("gjdlv.play.must_act", name=player["name"], hand=hand)
+
+
+def check_ejaculator(state: dict, player: dict) -> None:
+    check_phase(state, "ejaculation")
+    if player is _active(state):
+        raise IllegalEvent("gjdlv.play.own_gf", name=player["name"])
+    if not _seat(state, player)["held"]:
+        raise IllegalEvent("gjdlv.play.not_held", name=player["name"])
+
+
+def check_ejaculation(state: dict, player: dict, gm: str) -> None:
+    check_ejaculator(state, player)
+    check_unseen(state, gm)
+    check_fecundation(state["play"]["gf"], gm)
+
+
+def _answerable(state: dict, player: dict) -> dict:
+    """The act an answer by ``player`` targets: the newest of the chain, never their own."""
+    chain = state["play"]["open"]
+    if not chain:
+        raise IllegalEvent("gjdlv.play.nothing_to_answer")
+    act = chain[-1]
+    if act["player"] == player["id"]:
+        raise IllegalEvent("gjdlv.play.answer_own", name=player["name"])
+    check_has_card(state, player)
+    return act
+
+
+def check_aborter(state: dict, player: dict) -> dict:
+    act = _answerable(state, player)
+    if act["act"] == "abortion":
+        raise IllegalEvent("gjdlv.play.nothing_to_abort")
+    return act
+
+
+def check_abort(state: dict, player: dict, card: str) -> None:
+    """RULES §2 *Avortement*: the other black GM of the fecundating GM's rank; or the Jack's *Guilde
+    du Cintre*, which aborts any fecundation being made."""
+    act = check_aborter(state, player)
+    check_unseen(state, card)
+    if card != other_black(act["gm"]) and rank_of(card) != "J":
+        jack = state["rules"] == ABONDANTES
+        code = "gjdlv.play.abort_card_or_jack" if jack else "gjdlv.play.abort_card"
+        raise IllegalEvent(code, card=card, gm=act["gm"], other=other_black(act["gm"]))
+
+
+def check_cancel(state: dict, player: dict, card: str) -> None:
+    """RULES §2 imperial bonuses: the King's *Manif pour Tous* cancels an abortion, the Queen's
+    *Amour Maternel* a surrogacy."""
+    act = _answerable(state, player)
+    check_unseen(state, card)
+    facts = {"card": card, "against": act["act"]}
+    if rank_of(card) == "K":
+        if act["act"] != "abortion":
+            raise IllegalEvent("gjdlv.check.bonus_king_only_abortion", **facts)
+    elif rank_of(card) == "Q":
+        if act["act"] != "surrogacy":
+            raise IllegalEvent("gjdlv.check.bonus_queen_only_surrogacy", **facts)
+    else:
+        raise IllegalEvent("gjdlv.play.cancel_card", **facts)
+
+
+def check_removal(state: dict, player: dict, victim: dict) -> None:
+    """RULES §2 royal births: the Jack newborn removes an opponent's embryo, at its birth only."""
+    if (state["play"]["removal"] or {}).get("player") != player["id"]:
+        raise IllegalEvent("gjdlv.play.no_removal", player=player["name"])
+    if victim is player:
+        raise IllegalEvent("gjdlv.play.remove_own")
+    if _seat(state, victim)["uterus"] is None:
+        raise IllegalEvent("gjdlv.play.no_embryo", victim=victim["name"])
+
+
+def check_close(state: dict) -> None:
+    if state["play"]["phase"] != "ended":
+        raise IllegalEvent("gjdlv.play.round_goes_on")
+
+
+# --- moving the round on ------------------------------------------------------------------------------
+
+
+def _step(state: dict) -> None:
+    """Every event but an answer closes the chain and ends a royal birth's chance (now or never)."""
+    state["play"]["open"] = []
+    state["play"]["removal"] = None
+    state["take"] = None
+
+
+def _play_card(state: dict, player: dict) -> None:
+    """A GM leaves ``player``'s hand; the very last one announces the last lap."""
+    seat = _seat(state, player)
+    seat["hand"] -= 1
+    if not seat["hand"] and state["play"]["last_lap"] is None:
+        state["play"]["last_lap"] = player["id"]
+
+
+def _start_turn(state: dict, seat_index: int) -> None:
+    """Phase 0 of the player at ``seat_index``: waited for when there is something to birth or
+    discard, else made at once."""
+    play = state["play"]
+    play["active"] = seat_index
+    seat = play["seats"][seat_index]
+    if seat["uterus"] or seat["held"]:
+        play["phase"] = "birth"
+    else:
+        _after_birth(state)
+
+
+def _after_birth(state: dict) -> None:
+    play = state["play"]
+    if play["last_lap"] == _active(state)["id"]:
+        play["phase"] = "ended"  # the announcer's phase 0 after the last card ends the round
+    elif play["ovulation"]:
+        play["phase"] = "ovulation"
+    else:
+        play["phase"] = "action"  # the Ovulation pile is empty: phase 1 has nothing to reveal
+
+
+def _next_turn(state: dict) -> None:
+    play = state["play"]
+    play["gf"] = None
+    _start_turn(state, (play["active"] + 1) % len(state["players"]))
+
+
+def _after_action(state: dict) -> None:
+    """The revealed GF was not fecundated: phase 3 if another player holds a GM back, else phase 4."""
+    play = state["play"]
+    if play["gf"] is None:
+        _next_turn(state)
+    elif any(seat["held"] for i, seat in enumerate(play["seats"]) if i != play["active"]):
+        play["phase"] = "ejaculation"
+    else:
+        _menstruation(state)
+
+
+def _menstruation(state: dict) -> None:
+    play = state["play"]
+    play["diva_cup"].append(play["gf"])
+    _next_turn(state)
+
+
+# --- events ------------------------------------------------------------------------------------------
+
+
+def _cards(state: dict, event: dict, field: str) -> list[str]:
+    raw = event.get(field)
+    if not isinstance(raw, list) or len(raw) > len(deck(state["rules"])["gm"]):
+        raise InvalidEvent("gjdlv.play.bad_mouchoir")
+    cards = [read_black(state["rules"], value, f"{field}.{i}") for i, value in enumerate(raw)]
+    for i, card in enumerate(cards):
+        if card in cards[:i]:
+            raise InvalidEvent("gjdlv.duplicate_card", card=card)
+    return cards
+
+
+def deal(state: dict, event: dict) -> None:
+    cards = _cards(state, event, "mouchoir")
+    check_deal(state, cards)
+    _step(state)
+    play = state["play"]
+    per, _ = share(state["rules"], len(state["players"]))
+    play["mouchoir"] = sorted(cards, key=deck_order)
+    for seat in play["seats"]:
+        seat["hand"] = per
+    _start_turn(state, play["active"])
+
+
+def birth(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    held = read_gm(state["rules"], event, "held") if event.get("held") is not None else None
+    check_birth(state, player, held)
+    _step(state)
+    seat = _seat(state, player)
+    embryo = seat["uterus"]
+    if embryo and embryo["gm"] in state["play"]["late"]:
+        # Begun during the last lap, it does not come to term: it leaves as a Jack's removal would.
+        state["play"]["mouchoir"].append(embryo["gm"])
+        state["play"]["diva_cup"].append(embryo["gf"])
+        seat["uterus"] = None
+    elif embryo:
+        player["newborns"].append(embryo)
+        seat["uterus"] = None
+        rank = rank_of(embryo["gf"])
+        if rank == "Q":
+            state["take"] = {"player": player["id"]}
+        elif rank == "J":
+            state["play"]["removal"] = {"player": player["id"]}
+    if held:
+        seat["held"] = False
+        state["play"]["mouchoir"].append(held)
+    _after_birth(state)
+
+
+def ovulate(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    gf = read_gf(state["rules"], event, "gf")
+    check_ovulate(state, player, gf)
+    _step(state)
+    play = state["play"]
+    play["gf"] = gf
+    play["ovulation"] -= 1
+    play["phase"] = "action"
+
+
+def fecundate(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    gm = read_gm(state["rules"], event, "gm")
+    check_fecundate(state, player, gm)
+    _step(state)
+    play = state["play"]
+    _fecundation(state, player, play["gf"], gm)
+    _play_card(state, player)
+    _next_turn(state)
+
+
+def _begun(state: dict, player: dict, gm: str) -> None:
+    """An embryo begun during the last lap never comes to term, unless its player announced it."""
+    announcer = state["play"]["last_lap"]
+    if announcer is not None and announcer != player["id"]:
+        state["play"]["late"].append(gm)
+
+
+def _fecundation(state: dict, player: dict, gf: str, gm: str) -> None:
+    _begun(state, player, gm)
+    _seat(state, player)["uterus"] = {"gf": gf, "gm": gm}
+    state["play"]["open"] = [{"act": "fecundation", "player": player["id"], "gf": gf, "gm": gm}]
+
+
+def surrogate(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    victim = find_player(state, event, "from")
+    gm = read_gm(state["rules"], event, "gm")
+    check_surrogate(state, player, victim, gm)
+    _step(state)
+    embryo = _seat(state, victim)["uterus"]
+    _seat(state, victim)["uterus"] = None
+    _seat(state, player)["uterus"] = {"gf": embryo["gf"], "gm": gm}
+    _begun(state, player, gm)
+    state["play"]["mouchoir"].append(embryo["gm"])
+    state["play"]["open"] = [{"act": "surrogacy", "player": player["id"], "from": victim["id"],
+                              "gf": embryo["gf"], "gm": gm, "replaced": embryo["gm"]}]
+    _play_card(state, player)
+    _after_action(state)
+
+
+def hold(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    check_hold(state, player)
+    _step(state)
+    _seat(state, player)["held"] = True
+    _play_card(state, player)
+    _after_action(state)
+
+
+def pass_turn(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    check_pass(state, player)
+    _step(state)
+    _after_action(state)
+
+
+def ejaculate(state: dict, event: dict) -> None:
+    check_phase(state, "ejaculation")
+    raw = event.get("gms")
+    if not isinstance(raw, dict) or len(raw) > len(state["players"]):
+        raise InvalidEvent("gjdlv.bad_gms")
+    gms: dict[str, str] = {}
+    for key, value in raw.items():
+        player = find_player(state, {"gms": key}, "gms")
+        gm = read_black(state["rules"], value, f"gms.{short(key)}")
+        check_ejaculation(state, player, gm)
+        if gm in gms.values():
+            raise InvalidEvent("gjdlv.duplicate_card", card=gm)
+        gms[player["id"]] = gm
+    _step(state)
+    play = state["play"]
+    gf = play["gf"]
+    _, winner, _, _ = contest(gf, gms)
+    for pid, gm in gms.items():
+        _seat(state, _player(state, pid))["held"] = False
+        if pid != winner:
+            play["mouchoir"].append(gm)
+    if winner is None:
+        _menstruation(state)
+        return
+    _fecundation(state, _player(state, winner), gf, gms[winner])
+    _next_turn(state)
+
+
+def abort(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    card = read_gm(state["rules"], event, "gm")
+    check_abort(state, player, card)
+    act = state["play"]["open"][-1]
+    owner = _player(state, act["player"])
+    _seat(state, owner)["uterus"] = None
+    _seat(state, player)["formol"] += [act["gf"], act["gm"], card]
+    player["abortions"] += 1
+    state["play"]["open"].append({"act": "abortion", "player": player["id"], "card": card,
+                                  "owner": owner["id"], "gf": act["gf"], "gm": act["gm"]})
+    _play_card(state, player)
+
+
+def cancel(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    card = read_gm(state["rules"], event, "card")
+    check_cancel(state, player, card)
+    play = state["play"]
+    act = play["open"].pop()
+    if act["act"] == "abortion":
+        # Manif pour Tous: the aborting GM and the King to the Mouchoir, the embryo back, no points.
+        aborter = _player(state, act["player"])
+        del _seat(state, aborter)["formol"][-3:]
+        aborter["abortions"] -= 1
+        _seat(state, _player(state, act["owner"]))["uterus"] = {"gf": act["gf"], "gm": act["gm"]}
+        _restored(state, _player(state, act["owner"]))
+        play["mouchoir"] += [act["card"], card]
+    else:
+        # Amour Maternel: the surrogating GM and the Queen to the Mouchoir, the embryo intact with its owner.
+        _seat(state, _player(state, act["player"]))["uterus"] = None
+        _seat(state, _player(state, act["from"]))["uterus"] = {"gf": act["gf"], "gm": act["replaced"]}
+        _restored(state, _player(state, act["from"]))
+        play["mouchoir"].remove(act["replaced"])
+        play["mouchoir"] += [act["gm"], card]
+    _play_card(state, player)
+
+
+def _restored(state: dict, owner: dict) -> None:
+    """An embryo given back to the active player, whose phase 0 was made at once when the act came
+    (their uterus was empty then): the answer belongs to that act's moment, so the phase 0 waits."""
+    play = state["play"]
+    if owner is _active(state) and play["phase"] in ("ovulation", "action", "ended"):
+        play["phase"] = "birth"
+
+
+def remove_embryo(state: dict, event: dict) -> None:
+    player = find_player(state, event)
+    victim = find_player(state, event, "from")
+    check_removal(state, player, victim)
+    _step(state)
+    seat = _seat(state, victim)
+    state["play"]["mouchoir"].append(seat["uterus"]["gm"])
+    state["play"]["diva_cup"].append(seat["uterus"]["gf"])
+    seat["uterus"] = None
+
+
+EVENTS = {
+    "deal": deal,
+    "birth": birth,
+    "ovulate": ovulate,
+    "fecundate": fecundate,
+    "surrogate": surrogate,
+    "hold": hold,
+    "pass": pass_turn,
+    "ejaculate": ejaculate,
+    "abort": abort,
+    "cancel": cancel,
+    "remove_embryo": remove_embryo,
+}
+FIELDS = {
+    "deal": ("mouchoir",),
+    "birth": ("player", "held"),
+    "ovulate": ("player", "gf"),
+    "fecundate": ("player", "gm"),
+    "surrogate": ("player", "from", "gm"),
+    "hold": ("player",),
+    "pass": ("player",),
+    "ejaculate": ("gms",),
+    "abort": ("player", "gm"),
+    "cancel": ("player", "card"),
+    "remove_embryo": ("player", "from"),
+}
+
+
+# --- what may be played now, and with which cards ----------------------------------------------------
+
+
+def choices(state: dict) -> list[dict]:
+    """Each event the rules allow now, by whom, with the cards still possible for the field the
+    table supplies (``{"action", "field", "cards"}``; the contest's ``cards`` maps each player who may
+    ejaculate to theirs). An action that no possible card makes legal is not listed."""
+    play = state["play"]
+    players = state["players"]
+    active = _active(state)
+    free = unseen(state)
+    listed: list[dict] = []
+
+    def offer(action: dict, field: str | None, cards) -> None:
+        if field is None or cards:
+            listed.append({"action": action, "field": field, "cards": cards})
+
+    def cards_for(check, *args) -> list[str]:
+        return [card for card in free["gm"] if allowed(check, state, *args, card)]
+
+    phase = play["phase"]
+    if phase == "deal":
+        offer({"type": "deal"}, "mouchoir", free["gm"])
+    elif phase == "birth":
+        if _seat(state, active)["held"]:
+            offer({"type": "birth", "player": active["id"]}, "held", free["gm"])
+        else:
+            offer({"type": "birth", "player": active["id"]}, None, None)
+    elif phase == "ovulation":
+        offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
+    elif phase == "action":
+        offer({"type": "fecundate", "player": active["id"]}, "gm", cards_for(check_fecundate, active))
+        for victim in players:
+            if allowed(check_surrogate_target, state, active, victim):
+                action = {"type": "surrogate", "player": active["id"], "from": victim["id"]}
+                offer(action, "gm", cards_for(check_surrogate, active, victim))
+        if allowed(check_hold, state, active):
+            offer({"type": "hold", "player": active["id"]}, None, None)
+        if allowed(check_pass, state, active):
+            offer({"type": "pass", "player": active["id"]}, None, None)
+    elif phase == "ejaculation":
+        holders = [p for p in players if allowed(check_ejaculator, state, p)]
+        may = {p["id"]: cards_for(check_ejaculation, p) for p in holders}
+        listed.append({"action": {"type": "ejaculate"}, "field": "gms", "cards": may})
+    else:
+        offer({"type": "close_round"}, None, None)
+    for player in players:
+        for victim in players:
+            if allowed(check_removal, state, player, victim):
+                offer({"type": "remove_embryo", "player": player["id"], "from": victim["id"]}, None, None)
+    for player in players:
+        if allowed(check_aborter, state, player):
+            offer({"type": "abort", "player": player["id"]}, "gm", cards_for(check_abort, player))
+        if allowed(_answerable, state, player):
+            offer({"type": "cancel", "player": player["id"]}, "card", cards_for(check_cancel, player))
+    return listed
+
+
+def comes_to_term(state: dict, seat_index: int) -> bool:
+    """Whether the embryo in this seat's uterus will be born this round: its owner's phase 0 comes
+    before the round ends (the announcer's phase 0 after the last card ends it, their own embryo
+    born)."""
+    play = state["play"]
+    if play["phase"] == "ended" or play["seats"][seat_index]["uterus"]["gm"] in play["late"]:
+        return False
+    announcer = play["last_lap"]
+    if announcer is None:
+        return True
+    count = len(state["players"])
+    # The seats whose phase 0 is still to come, in order: the active one's own if it is waited for.
+    start = play["active"] if play["phase"] == "birth" else play["active"] + 1
+    order = [(start + offset) % count for offset in range(count)]
+    last = next(i for i, p in enumerate(state["players"]) if p["id"] == announcer)
+    return order.index(seat_index) <= order.index(last)
+
+
+def view(state: dict) -> dict:
+    """The round on the table: the phase and what it expects, the piles, the chain an answer may
+    target, each seat, the cards still possible and the choices of each legal play."""
+    play = state["play"]
+    active = _active(state)
+    per, left = share(state["rules"], len(state["players"]))
+    free = unseen(state)
+    return {
+        "phase": play["phase"],
+        "active": active["id"],
+        "step": {"code": f"gjdlv.play.expect.{play['phase']}",
+                 "params": {"name": active["name"], "gf": play["gf"]}},
+        "gf": play["gf"],
+        "ovulation": play["ovulation"],
+        "mouchoir": list(play["mouchoir"]),
+        "diva_cup": list(play["diva_cup"]),
+        "open": [dict(act) for act in play["open"]],
+        "last_lap": play["last_lap"],
+        "removal": dict(play["removal"]) if play["removal"] else None,
+        "deal": {"per_player": per, "mouchoir": left},
+        "unseen": free,
+        "hidden": sum(seat["hand"] + seat["held"] for seat in play["seats"]),
+        "seats": [
+            {
+                "player": player["id"],
+                "hand": seat["hand"],
+                "held": seat["held"],
+                "uterus": _embryo_view(state, i, seat["uterus"]),
+                "formol": list(seat["formol"]),
+            }
+            for i, (player, seat) in enumerate(zip(state["players"], play["seats"], strict=True))
+        ],
+        "choices": choices(state),
+    }
+
+
+def _embryo_view(state: dict, seat_index: int, embryo: dict | None) -> dict | None:
+    if embryo is None:
+        return None
+    eg = genetic_gap(embryo["gf"], embryo["gm"])
+    return {"gf": embryo["gf"], "gm": embryo["gm"], "eg": eg, "cc": eg == 0,
+            "royal": rank_of(embryo["gf"]) if is_face(embryo["gf"]) else None,
+            "comes_to_term": comes_to_term(state, seat_index)}
+
+
+def notes(state: dict) -> list[tuple[str, dict]]:
+    play = state["play"]
+    found = []
+    if play["phase"] == "ended":
+        found.append(("gjdlv.play.round_ended", {}))
+    elif play["last_lap"]:
+        announcer = _player(state, play["last_lap"])
+        found.append(("gjdlv.play.last_lap", {"player": announcer["id"], "name": announcer["name"]}))
+    if play["removal"]:
+        owner = _player(state, play["removal"]["player"])
+        removes = any(allowed(check_removal, state, owner, victim) for victim in state["players"])
+        code = "gjdlv.play.removal" if removes else "gjdlv.play.removal_nothing"
+        found.append((code, {"player": owner["id"], "name": owner["name"]}))
+    return found
