@@ -1,7 +1,8 @@
 // Le Grand Jeu de la Vie: the referee's round sheet (a newborn in three taps: player, GF, GM;
 // abortions in one tap; the Queen's take; closing a round), the "Qui a raison ?" panel that runs the
 // engine's rule checks for table disputes, and the table view (standings, this round's sheet, every
-// closed round, a chart of totals round by round, the winners).
+// closed round, a chart of totals round by round, the winners). A table whose rounds are played
+// through card by card (option mode "tracker") is drawn by gjdlv_play.js, with the parts exported here.
 // Drawn from the engine's view alone: the cards in play from state.deck, buttons from state.actions,
 // numbers from the view, rule sentences from the catalogue, what each GM does to a GF from the
 // engine's "fecundations" check.
@@ -10,6 +11,7 @@
 import { byId, fill, h } from "../ui.js";
 import { sentence } from "../messages.js";
 import { actionsOf, checkAnswers, record } from "../actions.js";
+import { trackerReferee, trackerView } from "./gjdlv_play.js";
 
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
 const INK = { S: "black", C: "black", H: "red", D: "red" };
@@ -24,15 +26,15 @@ const rankOf = (card) => card.slice(0, -1);
 const suitOf = (card) => card.slice(-1);
 // Layout only: the picture cards (Valet, Dame, Roi) get a row of their own under the numbers.
 const isPicture = (card) => rankOf(card) in RANK_FR;
-const colorOf = (state, pid) => COLORS[state.players.findIndex((p) => p.id === pid) % COLORS.length];
+export const colorOf = (state, pid) => COLORS[state.players.findIndex((p) => p.id === pid) % COLORS.length];
 const dashOf = (state, pid) => DASHES[state.players.findIndex((p) => p.id === pid) % DASHES.length];
-const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+export const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 const plural = (n, one, many) => `${n} ${n > 1 || n === 0 ? many : one}`;
 
 // --- the engine's words and actions ------------------------------------------------------------
 
 // A catalogue sentence: French, the English under it.
-function said(tag, attrs, code, params = {}) {
+export function said(tag, attrs, code, params = {}) {
   const { fr, en } = sentence(code, params);
   return h(tag, attrs, fr, " ", h("small", { class: "gj-en", lang: "en" }, en));
 }
@@ -47,7 +49,7 @@ function cardName(card) {
 }
 
 // A card as the table sees it: the French rank, then the suit symbol in its colour.
-function face(card) {
+export function face(card) {
   const suit = suitOf(card);
   return h("span", { class: "gj-face", role: "img", "aria-label": cardName(card), "data-face": card },
     h("span", { class: "gj-rank", "aria-hidden": "true" }, RANK_FR[rankOf(card)] || rankOf(card)),
@@ -56,7 +58,7 @@ function face(card) {
 
 // Card codes inside the engine's sentences ("4S", "QD") written with their suit symbols, and
 // player ids ("p3", in a contest's answer) with their names.
-function pretty(text, lang, players = {}) {
+export function pretty(text, lang, players = {}) {
   return String(text)
     .replace(/\b(10|[A2-9JQK])([SCHD])\b/g, (_, rank, suit) => `${lang === "fr" ? RANK_FR[rank] || rank : rank}${SUIT_SYMBOL[suit]}`)
     .replace(/\bp\d+\b/g, (id) => players[id]?.name ?? id);
@@ -64,7 +66,7 @@ function pretty(text, lang, players = {}) {
 
 // Cards (as the engine lists them, in deck order) grouped by suit: the numbers five to a row,
 // then the pictures on a row of their own.
-function cardGrid(cards, button, attrs = {}) {
+export function cardGrid(cards, button, attrs = {}) {
   const suits = [...new Set(cards.map(suitOf))];
   return h("div", { class: "gj-cards", ...attrs }, suits.map((suit) => {
     const ofSuit = cards.filter((card) => suitOf(card) === suit);
@@ -76,7 +78,7 @@ function cardGrid(cards, button, attrs = {}) {
   }));
 }
 
-function cardButton(card, { onclick, disabled = false, pressed = null, sub = null, extraClass = "", label = null } = {}) {
+export function cardButton(card, { onclick, disabled = false, pressed = null, sub = null, extraClass = "", label = null } = {}) {
   return h("button", {
     type: "button", class: `gj-card ${extraClass}`.trim(), "data-card": card, disabled,
     "aria-pressed": pressed === null ? null : String(pressed),
@@ -108,7 +110,8 @@ function formolLine(p) {
     h("span", { class: "gj-points" }, p.formol));
 }
 
-function sheet(state, p) {
+// `seat`, for a round played through: what the player has on the table now (tracker module).
+function sheet(state, p, seat = null) {
   const first = !state.over && p.id === state.first_player;
   return h("article", { class: "gj-sheet", "data-sheet": p.id, style: `--pc:${colorOf(state, p.id)}` },
     h("header", { class: "gj-sheet-head" },
@@ -117,6 +120,7 @@ function sheet(state, p) {
       first ? h("span", { class: "pill first" }, "commence") : null,
       h("span", { class: "gj-round-score", "data-round-score": p.id, "aria-label": `Manche : ${p.round_score} points` }, p.round_score),
     ),
+    seat ? seat(p) : null,
     p.newborns.length || p.formol_line ? h("ul", { class: "gj-rows" }, p.newborns.map(newbornRow), ccLine(p), formolLine(p))
       : h("p", { class: "hint gj-empty" }, "Rien encore cette manche."),
     h("footer", { class: "gj-sheet-foot" },
@@ -124,15 +128,15 @@ function sheet(state, p) {
       h("span", { class: "muted" }, "Total ", h("strong", {}, p.total))));
 }
 
-function sheetsCard(state, title = true) {
+export function sheetsCard(state, title = true, seat = null) {
   return h("section", { class: "card gj-round", id: "round-sheet" },
     title ? h("h2", {}, `Manche ${state.round} `, h("small", {}, `sur ${state.rounds} · round sheet`)) : null,
-    h("div", { class: "gj-sheets" }, state.players.map((p) => sheet(state, p))));
+    h("div", { class: "gj-sheets" }, state.players.map((p) => sheet(state, p, seat))));
 }
 
 // --- shared header parts ------------------------------------------------------------------------
 
-function winnerBanner(state) {
+export function winnerBanner(state) {
   if (!state.outcome) return null;
   const { fr, en } = sentence(state.outcome.reason, state.outcome.params);
   return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
@@ -140,7 +144,7 @@ function winnerBanner(state) {
 }
 
 // The engine's notes (the table's size, the Queen's take), each in both languages.
-function noteCard(state) {
+export function noteCard(state) {
   if (!state.notes.length) return null;
   return h("section", { class: "card gj-note", id: "notes" },
     state.notes.map(({ code, params }) => said("p", { class: "gj-note-line", "data-note": code }, code, params)));
@@ -174,6 +178,8 @@ function resetOnNewRound(state) {
 export function referee(root, state, ctx) {
   const players = byId(state);
   resetOnNewRound(state);
+  // A table whose rounds are played through (once the game is over, its sheet is all there is).
+  if (state.play) return trackerReferee(root, state, ctx);
   fill(root,
     winnerBanner(state),
     state.over ? h("p", { class: "hint center" }, "Partie terminée. « Annuler » rouvre la dernière manche si la table le préfère.") : null,
@@ -279,7 +285,7 @@ function abortionCard(state, ctx) {
 
 // The Queen's take, as the engine lists it: one button per opponent whose most recent newborn she
 // may take now (the take is the very next event after her birth; the note says so).
-function queenCards(state, players, ctx) {
+export function queenCards(state, players, ctx) {
   const takes = actionsOf(state, "steal_newborn");
   const thieves = [...new Set(takes.map((action) => action.player))];
   const queen = sentence("gjdlv.royal.Q");
@@ -296,7 +302,7 @@ function queenCards(state, players, ctx) {
       }))));
 }
 
-function closeCard(state, ctx) {
+export function closeCard(state, ctx) {
   const action = actionsOf(state, "close_round")[0];
   if (!action) return null;
   const last = state.last_round;
@@ -383,7 +389,7 @@ async function ask(state, ctx) {
   ctx.render();
 }
 
-function quiARaison(state, players, ctx) {
+export function quiARaison(state, players, ctx) {
   const qa = qaState();
   const spec = CHECKS[qa.check];
   const slots = slotsOf(state, qa.check);
@@ -446,7 +452,7 @@ function quiARaison(state, players, ctx) {
 
 // --- table view ---------------------------------------------------------------------------------
 
-function standingsCard(state) {
+export function standingsCard(state) {
   const players = byId(state);
   return h("section", { class: "card", id: "standings" },
     h("h2", {}, "Classement ", h("small", {}, state.over ? "Final standings" : "Standings")),
@@ -462,7 +468,7 @@ function standingsCard(state) {
     })));
 }
 
-function roundsCard(state) {
+export function roundsCard(state) {
   const closed = state.rounds_closed;
   if (!closed) return null;
   const rows = [];
@@ -500,7 +506,7 @@ function niceStep(raw) {
 }
 
 // Totals round by round, one line per player, x = rounds (0 … the game's length), y = points.
-function chartCard(state) {
+export function chartCard(state) {
   const closed = state.rounds_closed;
   const series = state.players.map((p) => [0, ...p.running_totals]);
   const W = 340, H = 220, L = 36, R = 12, T = 12, B = 30;
@@ -539,6 +545,7 @@ function chartCard(state) {
 
 export function view(root, state) {
   const players = byId(state);
+  if (state.play) return trackerView(root, state);
   fill(root,
     winnerBanner(state),
     noteCard(state),
