@@ -47,7 +47,20 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "migrations"))
 
-    from companion import api, calendar, errors, headers, limits, live, offline, openapi, pages
+    from companion import (
+        api,
+        calendar,
+        errors,
+        headers,
+        i18n,
+        limits,
+        live,
+        offline,
+        openapi,
+        pages,
+        rules,
+        story,
+    )
 
     app.register_blueprint(api.bp)
     app.register_blueprint(calendar.bp)
@@ -55,7 +68,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(live.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(openapi.bp)
+    app.register_blueprint(story.bp)
+    app.register_blueprint(rules.bp)
     errors.register(app)
+    i18n.register(app)
     headers.register(app)
     limits.install(app)
     return app

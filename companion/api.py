@@ -10,8 +10,8 @@ import math
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
-from companion import store
-from companion.errors import Refused, lang
+from companion import i18n, store
+from companion.errors import Refused
 from companion.qr import svg
 from engine import core
 from engine.messages import worded
@@ -167,7 +167,7 @@ def get_history(code: str):
 def run_check(code: str, name: str):
     """A game's pure rule check (e.g. Il Morto's swap helper), evaluated on the table's state."""
     table = table_or_404(code)
-    return jsonify(worded(core.check(table.game, table.state, name, body()), lang()))
+    return jsonify(worded(core.check(table.game, table.state, name, body()), i18n.current()))
 
 
 @bp.get("/tables/<code>/qr.svg")

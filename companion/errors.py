@@ -18,6 +18,7 @@ from __future__ import annotations
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from companion import i18n
 from engine.core import RuleError
 from engine.messages import refusal
 
@@ -34,23 +35,10 @@ class Refused(Exception):
         self.status, self.code, self.params = status, code, params
 
 
-def lang() -> str:
-    """French unless the client prefers English, whatever the region (``en-GB``, ``fr-FR``).
-
-    ``best_match(["fr", "en"])`` would answer English to ``fr-FR,en;q=0.5``: an exact ``en`` beats
-    a regional ``fr-FR``. Comparing the primary tags in the client's order of preference does not.
-    """
-    for value, quality in request.accept_languages:  # best first
-        primary = value.replace("_", "-").split("-")[0].lower()
-        if quality > 0 and primary in ("fr", "en"):
-            return primary
-    return "fr"
-
-
 def error_response(status: int, code: str, params: dict) -> Response:
     """The one shape of every error answer: the code, its sentence in the client's language and in
     both, and the params the sentences quote."""
-    response = jsonify({"error": refusal(code, params, lang())})
+    response = jsonify({"error": refusal(code, params, i18n.current())})
     response.status_code = status
     return response
 

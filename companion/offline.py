@@ -18,7 +18,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, send_file
 
-from companion import ROOT
+from companion import ROOT, i18n
 from engine.messages import catalogue
 
 bp = Blueprint("offline", __name__)
@@ -75,7 +75,7 @@ def _state() -> dict:
         digest = hashlib.sha256()
         for name, text in sources.items():
             digest.update(name.encode() + b"\0" + text.encode())
-        for folder in (Path(current_app.static_folder), Path(current_app.template_folder)):
+        for folder in (Path(current_app.static_folder), Path(current_app.template_folder), i18n.FOLDER):
             for path in sorted(folder.rglob("*")):
                 if path.is_file():
                     digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
@@ -87,6 +87,7 @@ def _state() -> dict:
         bundle = json.dumps({"version": version, "files": sources}, ensure_ascii=False).encode()
         assets = list(PAGES) + _static_assets() + ["/manifest.webmanifest", "/engine/bundle.json",
                                                    "/engine/messages.json"]
+        assets += [f"/i18n/{lang}.json" for lang in i18n.LANGS]
         if runtime:
             assets += [f"/pyodide/{name}" for name in PYODIDE_FILES]
         cached = {"version": version, "bundle": bundle, "bundle_gz": gzip.compress(bundle, 9),
@@ -163,6 +164,16 @@ def engine_bundle():
 def engine_messages():
     """Every code's French and English sentence, for pages that show a code the state names."""
     response = Response(json.dumps(catalogue(), ensure_ascii=False), mimetype="application/json")
+    response.headers["ETag"] = _state()["version"]
+    return response
+
+
+@bp.get("/i18n/<lang>.json")
+def language_catalogue(lang: str):
+    """Every sentence a page shows in ``lang``: the interface's words and the engine's messages."""
+    if lang not in i18n.LANGS:
+        abort(404)
+    response = Response(json.dumps(i18n.catalogue(lang), ensure_ascii=False), mimetype="application/json")
     response.headers["ETag"] = _state()["version"]
     return response
 

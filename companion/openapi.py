@@ -171,10 +171,11 @@ def state_schemas() -> dict:
         "over": BOOLEAN,
         "winners": array(PLAYER),
         "outcome": nullable(obj({"reason": STRING, "params": {"type": "object"}}, ["reason", "params"])),
+        "summary": CODE_MESSAGE,
         "notes": array(obj({"code": STRING, "params": {"type": "object"}}, ["code", "params"])),
         "actions": array(ref("Action")),
         "players": array(player, minItems=1),
-    }, ["game", "over", "winners", "outcome", "notes", "actions", "players"], closed=False,
+    }, ["game", "over", "winners", "outcome", "summary", "notes", "actions", "players"], closed=False,
         description="What every game's state starts with; the game's own fields follow.")
 
     def game_state(game: str, properties: dict, required: list[str], players: dict) -> dict:

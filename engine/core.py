@@ -16,6 +16,7 @@ starting from `setup(players, options)`. Every game is a module that provides, u
   functions, each with the fields the rules fix (the table supplies the rest: a die, a card),
 - ``view(state) -> dict``: what the table shows, every derived number included,
 - ``outcome(state) -> Outcome | None``, and optionally ``notes(state) -> [Note]``,
+- ``summary(state) -> (code, params)``: the running game in one line, for a list of tables,
 - ``CHECKS``: ``{name: function(state, params) -> answer}``, pure questions a screen may ask.
 
 `view` here wraps a game's own view in the envelope every game shares: ``game``, ``over``,
@@ -182,10 +183,19 @@ def view(game_id: str, state: dict) -> dict:
         "over": result is not None,
         "winners": list(result.winners) if result else [],
         "outcome": {"reason": result.reason, "params": result.params} if result else None,
+        "summary": _summary(module, state, result),
         "notes": [{"code": note.code, "params": note.params} for note in notes],
         "actions": module.actions(state) if result is None else [],
         **module.view(state),
     }
+
+
+def _summary(module, state: dict, result: Outcome | None) -> dict:
+    """The table in one line (a list of tables shows it): how it ended, else the game's own."""
+    if result is not None:
+        return {"code": result.reason, "params": result.params}
+    code, params = module.summary(state)
+    return {"code": code, "params": params}
 
 
 def check(game_id: str, state: dict | None, name: JSON, params: JSON) -> dict:

@@ -86,6 +86,14 @@ PLAYING, ELIMINATED, LEFT = "playing", "eliminated", "left"
 JOKER, ELIMINATION = "joker", "elimination"  # what a refusal or a failure costs
 
 MESSAGES = {
+    "existentiel.summary.assigning": (
+        "Attribution des aventures · {waiting} en attente",
+        "Adventures being given out · {waiting} waiting",
+    ),
+    "existentiel.summary.underway": (
+        "Aventures en cours · {waiting} à raconter au rendez-vous",
+        "Adventures under way · {waiting} to tell at the rendez-vous",
+    ),
     # Refusals.
     "existentiel.no_players": (
         "Il faut au moins un·e joueur·euse : « le jeu existentiel peut se jouer seul ou à plusieurs ».",
@@ -655,6 +663,11 @@ def view(state: dict) -> dict:
         "limits": {"name": NAME_MAX, "title": TITLE_MAX, "place": PLACE_MAX, "players": MAX_PLAYERS},
         "players": [_player_view(state, p) for p in state["players"]],
     }
+
+
+def summary(state: dict) -> tuple[str, dict]:
+    """The table in one line, for a list of tables (the game still going on)."""
+    return f"existentiel.summary.{state['phase']}", {"waiting": len(view(state)["waiting_for"])}
 
 
 # --- checks for the UI (no state change) -----------------------------------------------------------

@@ -75,6 +75,11 @@ AGAINST_CHOICES = ("abortion", "surrogacy", "fecundation")
 
 MESSAGES = {
     **gjdlv_play.MESSAGES,
+    "gjdlv.summary.sheet": ("Manche {round} sur {rounds}", "Round {round} of {rounds}"),
+    "gjdlv.summary.play": (
+        "Manche {round} sur {rounds} · au tour de {name}",
+        "Round {round} of {rounds} · {name}'s turn",
+    ),
     # Refusals of events and of checks' inputs.
     "gjdlv.bad_card": (
         "« {value} » n'est pas une carte ({field}) : le rang (A, 2…10, J, Q, K) puis la couleur "
@@ -634,6 +639,15 @@ def view(state: dict) -> dict:
         "standings": standings(state["players"]),
         "players": [_player_view(p) for p in state["players"]],
     }
+
+
+def summary(state: dict) -> tuple[str, dict]:
+    """The table in one line, for a list of tables (the game still going on)."""
+    params = {"round": state["round"], "rounds": state["rounds"]}
+    if state.get("play"):
+        active = state["players"][state["play"]["active"]]
+        return "gjdlv.summary.play", {**params, "name": active["name"]}
+    return "gjdlv.summary.sheet", params
 
 
 # --- checks for table disputes (no state change) -----------------------------------------------------

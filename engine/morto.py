@@ -36,6 +36,10 @@ CAVALLO, RE = 9, 10
 COPIES_PER_RANK = 4
 
 MESSAGES = {
+    "morto.summary": (
+        "Manche {round} · {dealer} distribue · {alive} en vie",
+        "Round {round} · {dealer} deals · {alive} alive",
+    ),
     "morto.dealer_may_touch": (
         "Le·a dealer a le droit de toucher les cartes avant d'avoir toqué.",
         "The dealer may touch the cards before knocking.",
@@ -348,6 +352,13 @@ def view(state: dict) -> dict:
             for p in state["players"]
         ],
     }
+
+
+def summary(state: dict) -> tuple[str, dict]:
+    """The table in one line, for a list of tables (the game still going on)."""
+    dealer = next(p for p in state["players"] if p["id"] == state["dealer"])
+    alive = sum(_alive(p) for p in state["players"])
+    return "morto.summary", {"round": state["round"], "dealer": dealer["name"], "alive": alive}
 
 
 # --- the swap helper (no state change) -------------------------------------------------------------

@@ -414,3 +414,38 @@ def test_text_with_surrogate_pairs_and_shallow_values_is_taken_in():
     assert core.json_refusal(["\U0001f3b2", "ok"]) is None
     assert text("bad_json", {}, "en") == "The request body must be JSON."
     assert text("bad_json", {}, "fr") == "Le corps de la requête doit être du JSON."
+
+
+# --- the summary: a table in one line ------------------------------------------------------------
+
+
+def test_the_summary_of_a_running_table_names_its_moment():
+    morto = core.replay("morto", ["Ada", "Bruno", "Chiara"], {"dealer": 1},
+                        [{"type": "touched_early", "player": "p3"}] * 3)
+    assert core.view("morto", morto)["summary"] == {
+        "code": "morto.summary", "params": {"round": 1, "dealer": "Bruno", "alive": 2}}
+
+    players = [{"name": "Ada", "birth_month": 3}, {"name": "Bruno", "birth_month": 5}]
+    existentiel = core.setup("existentiel", players, {})
+    assert core.view("existentiel", existentiel)["summary"] == {
+        "code": "existentiel.summary.assigning", "params": {"waiting": 2}}
+    for pid in ("p1", "p2"):
+        existentiel = core.apply("existentiel", existentiel, {"type": "roll", "player": pid, "die": 1})
+        existentiel = core.apply("existentiel", existentiel, {"type": "accept", "player": pid})
+    assert core.view("existentiel", existentiel)["summary"] == {
+        "code": "existentiel.summary.underway", "params": {"waiting": 2}}
+
+    sheet = core.setup("gjdlv", ["Ada", "Bruno"], {"rounds": 5})
+    assert core.view("gjdlv", sheet)["summary"] == {
+        "code": "gjdlv.summary.sheet", "params": {"round": 1, "rounds": 5}}
+    played = core.setup("gjdlv", ["Ada", "Bruno"], {"mode": "tracker", "first_player": 1})
+    assert core.view("gjdlv", played)["summary"] == {
+        "code": "gjdlv.summary.play", "params": {"round": 1, "rounds": 9, "name": "Bruno"}}
+
+
+def test_the_summary_of_a_finished_table_is_its_outcome():
+    state = core.replay("morto", ["Ada", "Bruno", "Chiara"], {"lives": 1},
+                        [{"type": "touched_early", "player": "p2"}, {"type": "touched_early", "player": "p3"}])
+    view = core.view("morto", state)
+    assert view["over"]
+    assert view["summary"] == {"code": view["outcome"]["reason"], "params": view["outcome"]["params"]}

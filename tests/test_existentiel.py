@@ -834,6 +834,8 @@ def test_every_code_in_the_module_has_a_message():
 
 
 INFO_CODES = {
+    "existentiel.summary.assigning",
+    "existentiel.summary.underway",
     "existentiel.must_accept",
     "existentiel.eliminated_refused",
     "existentiel.eliminated_failed",

@@ -84,6 +84,8 @@ function render(force = false) {
   drawn = key;
   renderRejected();
   module.referee(app, table.view, ctx);
+  // The story panel (history.js) and anything else that follows the table redraw from this.
+  document.dispatchEvent(new CustomEvent("arbitre:table", { detail: { role: "referee", code, version: table.version, state: table.view } }));
 }
 
 function showQr({ title, hint, url, svg, error }) {
@@ -129,6 +131,7 @@ if (!secret) {
     onRejected: (op, error) => refused(error) });
   await table.start();
   document.getElementById("undo").addEventListener("click", () => ctx.undo());
+  document.addEventListener("arbitre:undo", () => ctx.undo()); // undo asked from the story panel
   document.getElementById("more").addEventListener("click", () => document.getElementById("more-dialog").showModal());
   document.getElementById("snapshot").addEventListener("click", showSnapshot);
   document.getElementById("handover").addEventListener("click", showHandover);

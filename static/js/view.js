@@ -24,6 +24,7 @@ if (!recall(code)?.secret) remember(code, { game, role: "follower" });
 function render() {
   if (player && module.player) module.player(app, answer.state, { code, player });
   else module.view(app, answer.state, { code });
+  document.dispatchEvent(new CustomEvent("arbitre:table", { detail: { role: "viewer", code, version: answer.version, state: answer.state } }));
 }
 
 render();
