@@ -34,7 +34,11 @@ Decisions where the text is silent (RULES.md decides the rest):
   cancels an abortion, the fecundation it targeted may be answered again (by the other cards left).
 - The active player does not ejaculate on their own GF (the contest is for "les joueurs qui se sont
   retenus" when a concurrent leaves the GF).
-- A player with no GM left passes at phase 2 (only then); an empty Ovulation pile skips phase 1.
+- A player with no GM left passes at phase 2 (only then).
+
+The Ovulation pile never runs out: it holds as many GF as the deck has GM (20, or 26 with the faces),
+every turn of a player holding a GM plays one, and the first player to play their last GM starts the
+last lap, which ends within a lap: a round has no more turns than GM dealt, nor than GF.
 - Phase 0 with nothing to birth or discard is made at once, without an event.
 """
 
@@ -135,10 +139,6 @@ MESSAGES = {
         "{name} holds no GM back: their urethra is empty.",
     ),
     # Phase 2.
-    "gjdlv.play.no_gf": (
-        "La pioche Ovulation est vide : il n'y a pas de GF à féconder.",
-        "The Ovulation pile is empty: there is no GF to fecundate.",
-    ),
     "gjdlv.play.surrogate_own": (
         "Une mère porteuse se fait sur l'embryon d'un·e concurrent·e, pas sur le sien.",
         "A surrogacy takes an opponent's embryo, not one's own.",
@@ -360,12 +360,9 @@ def check_ovulate(state: dict, player: dict, gf: str) -> None:
 
 def check_fecundate(state: dict, player: dict, gm: str) -> None:
     check_turn(state, player, "action")
-    gf = state["play"]["gf"]
-    if gf is None:
-        raise IllegalEvent("gjdlv.play.no_gf")
     check_has_card(state, player)
     check_unseen(state, gm)
-    check_fecundation(gf, gm)
+    check_fecundation(state["play"]["gf"], gm)
 
 
 def check_surrogacy(embryo: dict, new_gm: str) -> None:
@@ -519,10 +516,8 @@ def _after_birth(state: dict) -> None:
     play = state["play"]
     if play["last_lap"] == _active(state)["id"]:
         play["phase"] = "ended"  # the announcer's phase 0 after the last card ends the round
-    elif play["ovulation"]:
-        play["phase"] = "ovulation"
     else:
-        play["phase"] = "action"  # the Ovulation pile is empty: phase 1 has nothing to reveal
+        play["phase"] = "ovulation"
 
 
 def _next_turn(state: dict) -> None:
@@ -534,9 +529,7 @@ def _next_turn(state: dict) -> None:
 def _after_action(state: dict) -> None:
     """The revealed GF was not fecundated: phase 3 if another player holds a GM back, else phase 4."""
     play = state["play"]
-    if play["gf"] is None:
-        _next_turn(state)
-    elif any(seat["held"] for i, seat in enumerate(play["seats"]) if i != play["active"]):
+    if any(seat["held"] for i, seat in enumerate(play["seats"]) if i != play["active"]):
         play["phase"] = "ejaculation"
     else:
         _menstruation(state)

@@ -37,14 +37,21 @@ SHAPES = {
         "set_title": (),
     },
     "gjdlv": {"newborn": ("player",), "abortion": ("player",), "steal_newborn": ("player", "from"),
-              "close_round": ()},
+              "close_round": (),
+              # A round played through (option ``mode: "tracker"``).
+              "deal": (), "birth": ("player",), "ovulate": ("player",), "fecundate": ("player",),
+              "surrogate": ("player", "from"), "hold": ("player",), "pass": ("player",), "ejaculate": (),
+              "abort": ("player",), "cancel": ("player",), "remove_embryo": ("player", "from")},
 }
 
 TABLES = {
     "morto": (["Ada", "Bruno", "Chiara", "Dario", "Elena"], {"lives": 2}),
     "existentiel": ([{"name": "Ada", "birth_month": 3}, {"name": "Bruno", "birth_month": 11}], {}),
     "gjdlv": (["Ada", "Bruno", "Chiara"], {"rules": "abondantes", "rounds": 5}),
+    "gjdlv-tracker": (["Ada", "Bruno", "Chiara"], {"rules": "abondantes", "rounds": 5, "mode": "tracker"}),
 }
+# The game each table plays (a table's key is its game's id unless said here).
+GAME_OF = {"gjdlv-tracker": "gjdlv"}
 
 FACES = ("J", "Q", "K")
 
@@ -72,6 +79,78 @@ def _gjdlv_pair(data, view: dict) -> tuple[str, str] | None:
     return data.draw(st.sampled_from(pairs)) if pairs else None
 
 
+def _value(card: str) -> int:
+    return 1 if card[:-1] == "A" else int(card[:-1])
+
+
+def _fecundates(gf: str, gm: str) -> bool:
+    """A number GF takes a number GM; a royal GF (red face) takes any GM."""
+    return gf[:-1] in FACES or gm[:-1] not in FACES
+
+
+def _closer(embryo: dict, gm: str) -> bool:
+    """A surrogacy's GM: any imperial on a royal GF, else a number GM strictly closer to the GF."""
+    gf, old = embryo["gf"], embryo["gm"]
+    if gf[:-1] in FACES:
+        return gm[:-1] in FACES
+    return gm[:-1] not in FACES and abs(_value(gm) - _value(gf)) < abs(_value(old) - _value(gf))
+
+
+def _unseen(view: dict) -> tuple[list[str], list[str]]:
+    """The GF and GM the table has not seen: the deck less the Mouchoir, the Diva Cup, the revealed
+    GF, the uteri, the formols and the nurseries."""
+    play = view["play"]
+    seen = set(play["mouchoir"]) | set(play["diva_cup"]) | {play["gf"]}
+    for place in play["seats"]:
+        seen |= set(place["formol"]) | (set(place["uterus"].values()) if place["uterus"] else set())
+    seen |= {card for p in view["players"] for born in p["newborns"] for card in (born["gf"], born["gm"])}
+    deck = view["deck"]
+    return [c for c in deck["gf"] if c not in seen], [c for c in deck["gm"] if c not in seen]
+
+
+def tracker_fields(choose, view: dict, event: dict) -> dict:
+    """The cards a table supplies for an event of a round played through, valid by the rules when the
+    event is legal at all (a card no rule allows is drawn when none is left). ``choose`` picks one
+    of a non-empty list."""
+    play, kind = view["play"], event["type"]
+    if play is None:  # the game is over
+        return {}
+    gfs, gms = _unseen(view)
+    seats = {place["player"]: place for place in play["seats"]}
+    mine = seats.get(event.get("player"), {})
+    last = play["open"][-1] if play["open"] else None
+    if kind == "deal":
+        left = len(view["deck"]["gm"]) % len(view["players"])
+        mouchoir: list[str] = []
+        for _ in range(left):
+            mouchoir.append(choose([gm for gm in gms if gm not in mouchoir]))
+        return {"mouchoir": mouchoir}
+    if kind == "birth":
+        return {"held": choose(gms)} if mine.get("held") and gms else {}
+    if kind == "ovulate":
+        return {"gf": choose(gfs or ["AH"])}
+    valid = {
+        "fecundate": lambda gm: play["gf"] is not None and _fecundates(play["gf"], gm),
+        "surrogate": lambda gm: (seats.get(event.get("from")) or {}).get("uterus") is not None
+        and _closer(seats[event["from"]]["uterus"], gm),
+        "abort": lambda gm: last is not None and (gm == last["gm"][:-1] + {"S": "C", "C": "S"}[last["gm"][-1]]
+                                                  or gm[:-1] == "J"),
+        "cancel": lambda gm: last is not None
+        and gm[:-1] == {"abortion": "K", "surrogacy": "Q"}.get(last["act"]),
+    }
+    field = {"fecundate": "gm", "surrogate": "gm", "abort": "gm", "cancel": "card"}
+    if kind in valid:
+        cards = [gm for gm in gms if valid[kind](gm)]
+        return {field[kind]: choose(cards or ["AS"])}
+    if kind == "ejaculate":
+        holders = [pid for pid, place in seats.items() if place["held"] and pid != play["active"]]
+        cards = [gm for gm in gms if play["gf"] and _fecundates(play["gf"], gm)]
+        if holders and cards and choose([False, True]):
+            return {"gms": {choose(holders): choose(cards)}}
+        return {"gms": {}}
+    return {}
+
+
 def complete(game_id: str, data, view: dict, action: dict) -> dict:
     """``action`` with the fields the table supplies, drawn valid."""
     event = dict(action)
@@ -95,6 +174,8 @@ def complete(game_id: str, data, view: dict, action: dict) -> dict:
     elif game_id == "gjdlv" and kind == "newborn":
         pair = _gjdlv_pair(data, view)
         event["gf"], event["gm"] = pair if pair else ("AH", "AS")
+    elif game_id == "gjdlv" and view.get("mode") == "tracker":
+        event.update(tracker_fields(lambda items: data.draw(st.sampled_from(items)), view, event))
     return event
 
 
@@ -128,11 +209,12 @@ def check_step(game_id: str, data, state: dict) -> None:
         assert state == before
 
 
-@pytest.mark.parametrize("game_id", sorted(SHAPES))
+@pytest.mark.parametrize("key", sorted(TABLES))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_actions_are_exactly_what_the_rules_allow(game_id, data):
-    players, options = TABLES[game_id]
+def test_actions_are_exactly_what_the_rules_allow(key, data):
+    game_id = GAME_OF.get(key, key)
+    players, options = TABLES[key]
     state = core.setup(game_id, players, options)
     for _ in range(data.draw(st.integers(5, 60), label="steps")):
         check_step(game_id, data, state)
@@ -144,9 +226,28 @@ def test_actions_are_exactly_what_the_rules_allow(game_id, data):
     check_step(game_id, data, state)
 
 
-@pytest.mark.parametrize("game_id", sorted(SHAPES))
-def test_a_finished_game_lists_nothing(game_id):
-    players, options = TABLES[game_id]
+def play_through(state: dict) -> dict:
+    """A round played through to its end: each turn fecundates when it can (the first card the
+    rules allow), else holds back, else passes; held GM are named at phase 0; then it is closed."""
+    view = core.view("gjdlv", state)
+    while view["play"] is not None and not view["over"]:
+        listed = [a for a in view["actions"] if a["type"] not in ("abort", "cancel")]
+        kinds = [a["type"] for a in listed]
+        kind = next(k for k in ("close_round", "deal", "birth", "ovulate", "fecundate", "hold", "pass",
+                                "ejaculate", "remove_embryo", "steal_newborn") if k in kinds)
+        action = listed[kinds.index(kind)]
+        event = {**action, **tracker_fields(lambda items: items[0], view, action)}
+        state = core.apply("gjdlv", state, event)
+        if kind == "close_round":
+            return state
+        view = core.view("gjdlv", state)
+    return state
+
+
+@pytest.mark.parametrize("key", sorted(TABLES))
+def test_a_finished_game_lists_nothing(key):
+    game_id = GAME_OF.get(key, key)
+    players, options = TABLES[key]
     state = core.setup(game_id, players, options)
     finish = {
         "morto": [{"type": "touched_early", "player": p} for p in ("p2", "p2", "p3", "p3", "p4", "p4", "p5")],
@@ -161,7 +262,10 @@ def test_a_finished_game_lists_nothing(game_id):
             {"type": "roll", "player": "p2", "die": 1}, {"type": "refuse", "player": "p2"},
         ],
         "gjdlv": [{"type": "close_round"}] * 5,
-    }[game_id]
+    }[game_id] if key != "gjdlv-tracker" else []
+    if key == "gjdlv-tracker":  # each of the 5 rounds played through to its end, then closed
+        for _ in range(5):
+            state = play_through(state)
     for event in finish:
         state = core.apply(game_id, state, event)
     if game_id == "morto":  # Ada, the dealer, and Elena are left: one reveal ends it

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 
 from engine import core
 from engine.core import RuleError
-from tests.test_actions import SHAPES  # the fields the rules fix for each event type
+from tests.test_actions import GAME_OF, SHAPES, tracker_fields  # the fields the rules fix, per event type
 
 # Modest, so the whole file stays well under half a minute; derandomized and without the example
 # database, so a run in CI is the same run as on a laptop.
@@ -71,12 +71,18 @@ FIELDS = {
         "set_title": ("adventure", "title"),
     },
     "gjdlv": {"newborn": ("player", "gf", "gm"), "abortion": ("player",), "steal_newborn": ("player", "from"),
-              "close_round": ()},
+              "close_round": (),
+              # A round played through (option ``mode: "tracker"``).
+              "deal": ("mouchoir",), "birth": ("player", "held"), "ovulate": ("player", "gf"),
+              "fecundate": ("player", "gm"), "surrogate": ("player", "from", "gm"), "hold": ("player",),
+              "pass": ("player",), "ejaculate": ("gms",), "abort": ("player", "gm"),
+              "cancel": ("player", "card"),
+              "remove_embryo": ("player", "from")},
 }
 # The actions that bring each game to its end: lives lost, jokers spent on refusals and failed
 # adventures (Le jeu existentiel ends only when nobody plays any more), rounds closed.
 FINISHING = {"morto": ("touched_early", "reveal"), "existentiel": ("roll", "refuse", "validate"),
-             "gjdlv": ("close_round",)}
+             "gjdlv": ("close_round", "deal", "birth", "ovulate", "fecundate", "hold", "pass", "ejaculate")}
 
 
 def test_the_shapes_cover_every_event_type():
@@ -112,8 +118,9 @@ def _existentiel(months: list[int], titled: bool):
     return [{"name": NAMES[i], "birth_month": month} for i, month in enumerate(months)], options
 
 
-def _gjdlv(rules: str, rounds: int, count: int, first: int):
-    return NAMES[:count], {"rules": rules, "rounds": rounds, "first_player": first % count}
+def _gjdlv(rules: str, rounds: int, count: int, first: int, mode: str | None = None):
+    options = {"rules": rules, "rounds": rounds, "first_player": first % count}
+    return NAMES[:count], {**options, "mode": mode} if mode else options
 
 
 SETUPS = {
@@ -122,6 +129,8 @@ SETUPS = {
                              st.booleans()),
     "gjdlv": st.builds(_gjdlv, st.sampled_from(["simples", "abondantes"]), st.sampled_from([5, 9]),
                        st.integers(2, 6), st.integers(0, 5)),
+    "gjdlv-tracker": st.builds(_gjdlv, st.sampled_from(["simples", "abondantes"]), st.sampled_from([5, 9]),
+                               st.integers(2, 6), st.integers(0, 5), st.just("tracker")),
 }
 
 
@@ -172,7 +181,11 @@ ODD_FIELDS = {
               {f"p{i}": 1 for i in range(1, 500)}, {f"p{i}": 1 for i in range(1, 9)}, "p1:3"],
     "gf": ["1X", "ZZ", "11H", "HA", "", "AS", "KS", "QH", "10 H", "A♠", 10, ["AH"]],
     "gm": ["1X", "ZZ", "11S", "SA", "", "AH", "KD", "JC", "1♥", 5, {"gm": "AS"}],
+    "mouchoir": [None, "AS", ["AS"] * 27, ["AS", "AS"], ["AH", "2S"], [["AS"]], {"0": "AS"}, []],
+    "gms": [None, [], ["AS"], {"p1": "AH"}, {"p9": "AS"}, {"p1": "AS", "p2": "AS"}, {"p1": 5},
+            {f"p{i}": "AS" for i in range(1, 9)}],
 }
+ODD_FIELDS["held"] = ODD_FIELDS["card"] = ODD_FIELDS["gm"]
 ODD_FIELDS["living"] = ODD_FIELDS["dead"] = ODD_FIELDS["from"] = ODD_FIELDS["player"]
 FIELD_JUNK = {
     field: st.one_of(st.sampled_from(values), st.sampled_from(ODD_SCALARS), JUNK)
@@ -224,8 +237,9 @@ def free_pairs(view: dict) -> list[tuple[str, str]]:
 # --- the fields a table supplies -------------------------------------------------------------------------
 
 
-def valid_fields(data, game_id: str, view: dict, kind: str) -> dict:
-    """The fields of ``kind`` that the table supplies, valid by the rules."""
+def valid_fields(data, game_id: str, view: dict, kind: str, shape: dict | None = None) -> dict:
+    """The fields of ``kind`` that the table supplies, valid by the rules (``shape``: the event's
+    fixed fields, which a round played through needs to pick its cards)."""
     if game_id == "morto" and kind == "reveal":
         order = view["play_order"]
         return {"cards": dict(zip(order, data.draw(HAND)[:len(order)], strict=True))}
@@ -248,6 +262,8 @@ def valid_fields(data, game_id: str, view: dict, kind: str) -> dict:
     if game_id == "gjdlv" and kind == "newborn":
         gf, gm = pick(data, free_pairs(view) or [("AH", "AS")])  # none left: newborn is not listed anyway
         return {"gf": spell_card(data, gf), "gm": spell_card(data, gm)}
+    if game_id == "gjdlv" and view.get("mode") == "tracker":
+        return tracker_fields(lambda items: pick(data, items), view, {**(shape or {}), "type": kind})
     return {}
 
 
@@ -263,6 +279,14 @@ def plausible_fields(data, game_id: str, view: dict, kind: str) -> dict:
         return {"at": data.draw(PLAUSIBLE_AT), "place": data.draw(PLAUSIBLE_PLACE)}
     if game_id == "gjdlv" and kind == "newborn":
         return {"gf": data.draw(ANY_CARD), "gm": data.draw(ANY_CARD)}
+    if game_id == "gjdlv" and kind in ("ovulate", "fecundate", "surrogate", "abort", "cancel", "birth"):
+        field = {"ovulate": "gf", "cancel": "card", "birth": "held"}.get(kind, "gm")
+        return {field: data.draw(ANY_CARD)}  # any card: seen, of the wrong colour, a face in simples
+    if game_id == "gjdlv" and kind == "ejaculate":
+        ids = [p["id"] for p in view["players"]]
+        return {"gms": data.draw(st.dictionaries(st.sampled_from(ids), ANY_CARD, max_size=3))}
+    if game_id == "gjdlv" and kind == "deal":
+        return {"mouchoir": data.draw(st.lists(ANY_CARD, max_size=3))}
     return valid_fields(data, game_id, view, kind)
 
 
@@ -292,7 +316,7 @@ def legal(data, game_id: str, view: dict) -> dict | None:
     if not view["actions"]:
         return None
     action = by_type(data, view["actions"])
-    return {**action, **valid_fields(data, game_id, view, action["type"])}
+    return {**action, **valid_fields(data, game_id, view, action["type"], action)}
 
 
 def finishing(data, game_id: str, view: dict) -> dict | None:
@@ -303,7 +327,7 @@ def finishing(data, game_id: str, view: dict) -> dict | None:
     action = pick(data, listed)
     if action["type"] == "validate":
         return {**action, "success": False}
-    return {**action, **valid_fields(data, game_id, view, action["type"])}
+    return {**action, **valid_fields(data, game_id, view, action["type"], action)}
 
 
 def wrong_moment(data, game_id: str, view: dict) -> dict | None:
@@ -311,7 +335,7 @@ def wrong_moment(data, game_id: str, view: dict) -> dict | None:
     if not unlisted:
         return None
     shape = by_type(data, unlisted)
-    return {**shape, **valid_fields(data, game_id, view, shape["type"])}
+    return {**shape, **valid_fields(data, game_id, view, shape["type"], shape)}
 
 
 def plausible(data, game_id: str, view: dict) -> dict:
@@ -328,7 +352,7 @@ def malformed(data, game_id: str, view: dict):
         kind = data.draw(UNKNOWN_TYPES.filter(lambda kind: not (isinstance(kind, str) and kind in events)))
         return {"type": kind, "player": "p1"}
     shape = by_type(data, every_shape(game_id, view))
-    event = {**shape, **valid_fields(data, game_id, view, shape["type"])}
+    event = {**shape, **valid_fields(data, game_id, view, shape["type"], shape)}
     fields = list(FIELDS[game_id][event["type"]])
     if how == "missing_field":
         gone = pick(data, [*fields, "type"])
@@ -440,8 +464,9 @@ class Game:
         assert canonical(replayed) == self.states[-1]
 
 
-def play(game_id: str, data) -> Game:
-    game = Game(game_id, *data.draw(SETUPS[game_id], label="setup"))
+def play(key: str, data) -> Game:
+    game_id = GAME_OF.get(key, key)
+    game = Game(game_id, *data.draw(SETUPS[key], label="setup"))
     families = HURRIED if data.draw(st.booleans(), label="hurried") else STEADY
     for _ in range(data.draw(st.integers(1, MAX_STEPS), label="steps")):
         family = data.draw(families)
@@ -459,11 +484,11 @@ def play(game_id: str, data) -> Game:
     return game
 
 
-@pytest.mark.parametrize("game_id", sorted(SETUPS))
+@pytest.mark.parametrize("key", sorted(SETUPS))
 @SETTINGS
 @given(data=st.data())
-def test_generated_events(game_id, data):
-    play(game_id, data)
+def test_generated_events(key, data):
+    play(key, data)
 
 
 # --- setups and checks, malformed too -----------------------------------------------------------------
@@ -471,16 +496,17 @@ def test_generated_events(game_id, data):
 ODD_PLAYERS = st.lists(st.sampled_from(["Ada", "ada ", "", " ", "n" * 41, {"name": "Bo"}, {"name": 3}, None,
                                         {"name": "Cy", "birth_month": 13}, {"name": "Di", "birth_month": 2}]),
                        max_size=8)
-OPTION_KEYS = st.sampled_from(["lives", "dealer", "rules", "rounds", "first_player", "titles", "x"])
+OPTION_KEYS = st.sampled_from(["lives", "dealer", "rules", "rounds", "first_player", "titles", "mode", "x"])
 ODD_OPTIONS = st.dictionaries(OPTION_KEYS, JUNK | st.integers(-2, 10), max_size=3)
 
 
-@pytest.mark.parametrize("game_id", sorted(SETUPS))
+@pytest.mark.parametrize("key", sorted(SETUPS))
 @SETTINGS
 @given(data=st.data())
-def test_setup_refuses_only_with_rule_errors(game_id, data):
+def test_setup_refuses_only_with_rule_errors(key, data):
     """A table's players and options from anywhere: a state that round-trips, or a `RuleError`."""
-    players, options = data.draw(SETUPS[game_id], label="setup")
+    game_id = GAME_OF.get(key, key)
+    players, options = data.draw(SETUPS[key], label="setup")
     players = data.draw(st.sampled_from([players]) | JUNK | st.lists(JUNK, max_size=8) | ODD_PLAYERS)
     options = data.draw(st.sampled_from([options]) | JUNK | ODD_OPTIONS)
     kept = canonical([players, options])
@@ -504,13 +530,14 @@ CHECK_VALUES = JUNK | st.sampled_from(["p1", "p2", 3, 9, 10, "AH", "KS", "QD", "
 CHECK_PARAMS = st.dictionaries(CHECK_KEYS, CHECK_VALUES, max_size=4) | JUNK
 
 
-@pytest.mark.parametrize("game_id", sorted(SETUPS))
+@pytest.mark.parametrize("key", sorted(SETUPS))
 @SETTINGS
 @given(data=st.data())
-def test_checks_answer_or_refuse_with_rule_errors(game_id, data):
+def test_checks_answer_or_refuse_with_rule_errors(key, data):
     """A game's checks on a played table, with any name and params: an answer that round-trips, or a
     `RuleError`, and the state untouched either way."""
-    game = Game(game_id, *data.draw(SETUPS[game_id], label="setup"))
+    game_id = GAME_OF.get(key, key)
+    game = Game(game_id, *data.draw(SETUPS[key], label="setup"))
     for _ in range(data.draw(st.integers(0, 8), label="steps")):
         event = legal(data, game_id, game.view())
         if event is None:
