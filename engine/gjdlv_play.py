@@ -69,15 +69,15 @@ MESSAGES = {
         "The deal: the GM are shared out equally, the rest goes face up to the Mouchoir.",
     ),
     "gjdlv.play.expect.birth": (
-        "Phase 0 de {name} : mise au monde de son embryon et défausse de son urètre au Mouchoir.",
+        "Phase 0 · {name} : mise au monde de son embryon et défausse de son urètre au Mouchoir.",
         "{name}'s phase 0: their embryo is born and their urethra goes to the Mouchoir.",
     ),
     "gjdlv.play.expect.ovulation": (
-        "Phase 1 de {name} : l'ovulation, le premier GF de la pioche est révélé.",
+        "Phase 1 · {name} : l'ovulation, le premier GF de la pioche est révélé.",
         "{name}'s phase 1: ovulation, the top GF of the pile is revealed.",
     ),
     "gjdlv.play.expect.action": (
-        "Phase 2 de {name} : féconder, mère-porter ou se retenir.",
+        "Phase 2 · {name} : féconder, mère-porter ou se retenir.",
         "{name}'s phase 2: fecundate, surrogate or hold back.",
     ),
     "gjdlv.play.expect.ejaculation": (
@@ -89,7 +89,7 @@ MESSAGES = {
         "The round is over: it only remains to close it.",
     ),
     "gjdlv.play.not_your_turn": (
-        "C'est le tour de {active}, pas de {name}.",
+        "C'est à {active} de jouer, pas à {name}.",
         "It is {active}'s turn, not {name}'s.",
     ),
     # Cards.
@@ -106,15 +106,15 @@ MESSAGES = {
         "{card} is the GF ovulated on the table: each card exists once.",
     ),
     "gjdlv.play.seen.uterus": (
-        "{card} est dans l'utérus de {name} : chaque carte n'existe qu'une fois.",
+        "{card} est déjà dans un utérus ({name}) : chaque carte n'existe qu'une fois.",
         "{card} is in {name}'s uterus: each card exists once.",
     ),
     "gjdlv.play.seen.nursery": (
-        "{card} est dans la nurserie de {name} : chaque carte n'existe qu'une fois.",
+        "{card} est déjà dans une nurserie ({name}) : chaque carte n'existe qu'une fois.",
         "{card} is in {name}'s nursery: each card exists once.",
     ),
     "gjdlv.play.seen.formol": (
-        "{card} est dans le Formol de {name} : chaque carte n'existe qu'une fois.",
+        "{card} est déjà dans un Formol ({name}) : chaque carte n'existe qu'une fois.",
         "{card} is in {name}'s formol: each card exists once.",
     ),
     "gjdlv.play.bad_mouchoir": (
@@ -232,11 +232,12 @@ MESSAGES = {
         "The round is over: the embryos still in gestation will not be born.",
     ),
     "gjdlv.play.removal": (
-        "Valet de {name} : il retire l'embryon en gestation d'un·e concurrent·e, maintenant ou jamais.",
+        "Valet « Assassin Royal » ({name}) : il retire l'embryon en gestation d'un·e concurrent·e, "
+        "maintenant ou jamais.",
         "{name}'s Jack: it removes an opponent's embryo in gestation, now or never.",
     ),
     "gjdlv.play.removal_nothing": (
-        "Valet de {name} : aucun·e concurrent·e n'a d'embryon, le retrait est perdu.",
+        "Valet « Assassin Royal » ({name}) : aucun·e concurrent·e n'a d'embryon, le retrait est perdu.",
         "{name}'s Jack: no opponent has an embryo, the removal is lost.",
     ),
 }
