@@ -10,7 +10,7 @@ import math
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
-from companion import i18n, store
+from companion import i18n, store, story
 from companion.errors import Refused
 from companion.qr import svg
 from engine import core
@@ -146,21 +146,45 @@ def get_log(code: str):
 
 @bp.get("/tables/<code>/history")
 def get_history(code: str):
+    """Every event ever accepted, undone ones included, each with ``said``: what it did, in words."""
     table = table_or_404(code)
-    events = [
-        {
-            "seq": e.seq,
-            "id": e.client_id,
-            "event": e.payload,
-            "version": e.version,
-            "at": e.created_at.isoformat(),
-            "undone": e.undone,
-            "undone_version": e.undone_version,
-            "undone_at": e.undone_at.isoformat() if e.undone_at else None,
-        }
-        for e in store.history(table)
-    ]
-    return jsonify({"code": table.code, "game": table.game, "version": table.version, "events": events})
+    return jsonify({"code": table.code, "game": table.game, "version": table.version,
+                    "events": story.history(table)})
+
+
+@bp.get("/tables/<code>/timeline")
+def get_timeline(code: str):
+    """Each player's number (lives, adventures completed, points) after each step: the results' chart."""
+    table = table_or_404(code)
+    series = story.timeline(table)
+    return jsonify({"code": table.code, "game": table.game, "version": table.version, **series})
+
+
+@bp.get("/tables/<code>/export")
+def export_table(code: str):
+    """The table as a JSON file to keep or to import elsewhere (no secret in it)."""
+    table = table_or_404(code)
+    response = jsonify(story.export(table))
+    response.headers["Content-Disposition"] = f'attachment; filename="arbitre-{table.code}.json"'
+    return response
+
+
+@bp.get("/tables/<code>/export.csv")
+def export_table_csv(code: str):
+    """The chart's numbers, one row per step, one column per player."""
+    table = table_or_404(code)
+    return Response(story.export_csv(table, i18n.current()), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="arbitre-{table.code}.csv"'})
+
+
+@bp.post("/tables/import")
+def import_table():
+    """A new table replaying an export's events, answered like a new table (counted like one)."""
+    table, secret = story.import_table(body())
+    response = jsonify({"secret": secret, **described(table)})
+    response.status_code = 201
+    response.headers["Location"] = url_for("api.get_table", code=table.code)
+    return response
 
 
 @bp.post("/tables/<code>/checks/<name>")

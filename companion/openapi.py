@@ -1,6 +1,7 @@
 """The API's OpenAPI 3.1 description, served at ``GET /api/openapi.json``.
 
-Written by hand here as a plain dict (no generator): every ``/api/`` route of `companion.api`,
+Written by hand here as a plain dict (no generator): every ``/api/`` route of `companion.api` (the
+story's among them: the history in words, the timeline, export and import),
 `companion.live` (the stream) and `companion.calendar` (the rendez-vous file), their request bodies
 (a table per game, an event per type with its fields, undo, checks), the referee's ``Bearer``
 secret, every status each route answers with the one error shape of `companion.errors`, and the
@@ -301,6 +302,9 @@ def schemas() -> dict:
                                                           "(Accept-Language; French by default)."},
             "messages": obj({"fr": STRING, "en": STRING}, ["fr", "en"]),
             "params": {"type": "object", "description": "What the sentences quote."},
+            "rule": {"type": "string", "pattern": "^/rules/[a-z]+(#[a-z0-9-]+)?$",
+                     "description": "Where the app's short rules explain the rule that refused, "
+                                    "when one did (`/rules/morto#dead`)."},
         }, ["code", "message", "messages", "params"])}, ["error"]),
         "Action": obj({"type": STRING}, ["type"], closed=False, additionalProperties=PLAYER,
                       description="An event the rules allow now, with the fields the rules fix (player ids); "
@@ -351,8 +355,37 @@ def schemas() -> dict:
                 "version": ref("Version"),
                 "at": ref("Moment"), "undone": BOOLEAN, "undone_version": nullable(ref("Version")),
                 "undone_at": nullable(ref("Moment")),
-            }, ["seq", "id", "event", "version", "at", "undone", "undone_version", "undone_at"])),
+                "said": ref("Said"),
+            }, ["seq", "id", "event", "version", "at", "undone", "undone_version", "undone_at", "said"])),
         }, ["code", "game", "version", "events"]),
+        "Said": obj({"code": {"type": "string", "pattern": r"^(morto|existentiel|gjdlv)\.story\.[a-z_]+$"},
+                     "params": {"type": "object"}}, ["code", "params"],
+                    description="What an event did, in words: a `<game>.story.<type>` code of the catalogue "
+                                "and the params its sentence quotes, worded against the state before it."),
+        "Timeline": obj({
+            "code": STRING, "game": {"enum": list(GAMES)}, "version": ref("Version"),
+            "measure": CODE_MESSAGE,
+            "players": array(obj({"id": PLAYER, "name": STRING}, ["id", "name"])),
+            "points": array(obj({
+                "label": CODE_MESSAGE,
+                "scores": {"type": "object", "propertyNames": {"pattern": "^p[1-9][0-9]*$"},
+                           "additionalProperties": {"type": "integer"}},
+            }, ["label", "scores"])),
+        }, ["code", "game", "version", "measure", "players", "points"],
+            description="Each player's number (`measure`: lives, adventures completed, total points) at the "
+                        "start, after each step (a round, a validation) and at the end."),
+        "Export": obj({
+            "format": {"const": "arbitre.table"}, "format_version": {"const": 1},
+            "exported_at": STRING, "code": STRING, "game": {"enum": list(GAMES)},
+            "players": {"type": "array"}, "options": {"type": "object"},
+            "events": array(obj({"id": nullable(ref("ClientId")), "event": {"type": "object"}}, ["event"],
+                                closed=False)),
+            "version": ref("Version"),
+            "summary": {"type": "object"},
+        }, ["format", "format_version", "game", "players", "events"], closed=False,
+            description="A table as a file: its setup and the events in effect, in order, with their "
+                        "client ids (no secret). `POST /api/tables/import` reads `format`, `format_version`, "
+                        "`game`, `players`, `options` and `events`; the rest is for people."),
     }
 
 
@@ -461,6 +494,38 @@ def paths() -> dict:
         table + "/history": {"parameters": [CODE], "get": {
             "operationId": "getHistory", "summary": "Every event ever accepted, undone ones included",
             "tags": ["tables"], "responses": {"200": ok("The history.", ref("History")), **errors(*READ)},
+        }},
+        table + "/timeline": {"parameters": [CODE], "get": {
+            "operationId": "getTimeline", "summary": "Each player's number over the game (the chart)",
+            "tags": ["tables"], "responses": {"200": ok("The series.", ref("Timeline")), **errors(*READ)},
+        }},
+        table + "/export": {"parameters": [CODE], "get": {
+            "operationId": "exportTable", "summary": "The table as a JSON file (no secret)",
+            "tags": ["tables"],
+            "responses": {"200": ok("Downloaded as `arbitre-<code>.json`.", ref("Export"),
+                                    headers={"Content-Disposition": {"required": True, "schema": STRING}}),
+                          **errors(*READ)},
+        }},
+        table + "/export.csv": {"parameters": [CODE], "get": {
+            "operationId": "exportTableCsv", "summary": "The timeline as CSV: a header row, one row per step",
+            "tags": ["tables"],
+            "responses": {"200": ok("Downloaded as `arbitre-<code>.csv`, labels in the client's language.",
+                                    STRING, "text/csv",
+                                    headers={"Content-Disposition": {"required": True, "schema": STRING}}),
+                          **errors(*READ)},
+        }},
+        "/api/tables/import": {"post": {
+            "operationId": "importTable", "summary": "A new table replaying an export's events",
+            "tags": ["tables"], "requestBody": json_body(ref("Export")),
+            "responses": {
+                "201": ok("The new table, with its referee's secret, as `POST /api/tables` answers. A "
+                          "refused event refuses the whole import (422 with the rule's code and "
+                          "`params.index`, the event's 0-based position); nothing is created.",
+                          ref("NewTableAnswer"),
+                          headers={"Location": {"required": True, "schema": STRING,
+                                                "description": "`/api/tables/<code>`"}}),
+                **errors(400, 413, 415, 422, 429, 503),
+            },
         }},
         table + "/checks/{name}": {"parameters": [CODE, CHECK], "post": {
             "operationId": "runCheck", "summary": "A pure rule check on the table's state",

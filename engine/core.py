@@ -335,3 +335,83 @@ def short(value: JSON) -> JSON:
     if isinstance(value, float) and value == value and abs(value) != float("inf"):
         return value
     return str(value)[:40]
+
+
+# --- the story: every event in words, and the scores over time ------------------------------------
+#
+# Each game module also provides ``describe(state, event) -> (code, params)``: what the event does, in
+# words (codes ``<game>.story.<type>``), read from the state *before* it (names, the dead, cards);
+# ``score(state) -> {player id: number}`` with ``MEASURE`` (the code naming the number: lives,
+# adventures completed, points); ``milestone(state, event) -> (code, params) | None``: whether the
+# event closes a step worth a point on the chart (a round, a validation), and its label; and the
+# labels ``START`` and ``END`` of the chart's first and last points.
+
+
+def describe(game_id: str, players: JSON, options: JSON, events: Iterable[dict]) -> list[dict]:
+    """One ``{code, params}`` per event (those in effect, in order), each worded against the state
+    before it, in one replay."""
+    return story(game_id, players, options, [{"event": event} for event in events])
+
+
+def story(game_id: str, players: JSON, options: JSON, entries: Iterable[dict]) -> list[dict]:
+    """The whole log in words, undone events included, in one replay.
+
+    ``entries`` are in the order the events were applied, each ``{"event", "version", "undone_version"}``
+    (the last two optional): an event undone at version ``u`` was in effect from its own version until
+    ``u``, so an entry applied after ``u`` is worded against the state without it. Undo only ever
+    takes back the latest event in effect, so the undone ones nest like a stack: the state before
+    each is kept (a copy for those alone) and put back once the log has moved past its undo.
+    """
+    module = game(game_id)
+    state = setup(game_id, players, options)
+    kept: list[tuple[int, dict]] = []  # (undone at, state before) of undone events, innermost last
+    said = []
+    for entry in entries:
+        version = entry.get("version")
+        while kept and version is not None and kept[-1][0] < version:
+            state = kept.pop()[1]
+        event = entry["event"]
+        if entry.get("undone_version") is not None:
+            kept.append((entry["undone_version"], copy.deepcopy(state)))
+        said.append(_described(module, state, event))
+        apply_in_place(module, state, event, known_fields=False)
+    return said
+
+
+def _described(module, state: dict, event: JSON) -> dict:
+    try:
+        code, params = module.describe(state, event)
+    except Exception:
+        # An event the rules refuse may not even have the fields its words read: applying it says why.
+        apply_in_place(module, copy.deepcopy(state), event, known_fields=False)
+        raise  # the rules accept it and yet it cannot be worded: a bug in describe
+    return {"code": code, "params": params}
+
+
+def timeline(game_id: str, players: JSON, options: JSON, events: Iterable[dict]) -> dict:
+    """Each player's number (``MEASURE``) over the game, replaying the events in effect: a point at
+    the start, after each milestone (a round, a validation), and at the end if the last event was
+    not one. ``players`` are the final state's (a player who joined later has no number before)."""
+    module = game(game_id)
+    state = setup(game_id, players, options)
+    points = [_point(module.START, module.score(state))]
+    last_was_milestone = True
+    for event in events:
+        label = module.milestone(state, event)
+        apply_in_place(module, state, event, known_fields=False)
+        last_was_milestone = label is not None
+        if label is not None:
+            points.append(_point(label, module.score(state)))
+    if module.outcome(state) is not None and not last_was_milestone:
+        points.append(_point(module.END, module.score(state)))
+    code, params = module.MEASURE
+    return {
+        "measure": {"code": code, "params": params},
+        "players": [{"id": p["id"], "name": p["name"]} for p in state["players"]],
+        "points": points,
+    }
+
+
+def _point(label: tuple[str, dict], scores: dict) -> dict:
+    code, params = label
+    return {"label": {"code": code, "params": params}, "scores": scores}

@@ -273,6 +273,53 @@ MESSAGES = {
         "vécue seulement à la mort",
         "lived only at death",
     ),
+    # The story of the table: each event in words (``describe``), and the chart of adventures (``score``).
+    "existentiel.story.add_player": ("{name} rejoint la partie", "{name} joins the game"),
+    "existentiel.story.roll": (
+        "{name} lance {die} : aventure {adventure}",
+        "{name} rolls {die}: adventure {adventure}",
+    ),
+    "existentiel.story.accept": (
+        "{name} accepte l'aventure {adventure}",
+        "{name} accepts adventure {adventure}",
+    ),
+    "existentiel.story.accept_death": (
+        "{name} accepte l'aventure 29 et quitte le jeu",
+        "{name} accepts adventure 29 and leaves the game",
+    ),
+    "existentiel.story.refuse": (
+        "{name} refuse l'aventure {adventure} : un joker de moins",
+        "{name} refuses adventure {adventure}: one joker less",
+    ),
+    "existentiel.story.refuse_eliminated": (
+        "{name} refuse l'aventure {adventure} sans joker : éliminé·e",
+        "{name} refuses adventure {adventure} with no joker left: eliminated",
+    ),
+    "existentiel.story.schedule": ("Rendez-vous fixé : {at}", "Rendez-vous set: {at}"),
+    "existentiel.story.schedule_place": (
+        "Rendez-vous fixé : {at}, {place}",
+        "Rendez-vous set: {at}, {place}",
+    ),
+    "existentiel.story.validate": (
+        "Aventure {adventure} de {name} validée",
+        "{name}'s adventure {adventure} validated",
+    ),
+    "existentiel.story.validate_failed": (
+        "Aventure {adventure} de {name} ratée : un joker de moins",
+        "{name}'s adventure {adventure} failed: one joker less",
+    ),
+    "existentiel.story.validate_eliminated": (
+        "Aventure {adventure} de {name} ratée sans joker : éliminé·e",
+        "{name}'s adventure {adventure} failed with no joker left: eliminated",
+    ),
+    "existentiel.story.set_title": (
+        "Titre de l'aventure {adventure} : « {title} »",
+        "Title of adventure {adventure}: “{title}”",
+    ),
+    "existentiel.story.measure": ("Aventures réalisées", "Adventures completed"),
+    "existentiel.story.start": ("Début", "Start"),
+    "existentiel.story.validation": ("{name}, aventure {adventure}", "{name}, adventure {adventure}"),
+    "existentiel.story.end": ("Fin", "End"),
 }
 
 
@@ -705,3 +752,62 @@ def stakes_check(state: dict, params: dict) -> dict:
 
 CHECKS = {"landing": landing_check, "stakes": stakes_check}
 
+
+
+# --- the story of the table ------------------------------------------------------------------------
+
+MEASURE = ("existentiel.story.measure", {})
+START = ("existentiel.story.start", {})
+END = ("existentiel.story.end", {})
+
+
+def describe(state: dict, event: dict) -> tuple[str, dict]:
+    """What ``event`` does, in words, read from the state before it (`engine.core.story`)."""
+    kind = event.get("type")
+    if kind == "add_player":
+        return "existentiel.story.add_player", {"name": check_new_name(event.get("name"), [])}
+    if kind == "schedule":
+        at = rendezvous_moment(event.get("at")).strftime("%Y-%m-%d %H:%M")
+        place = event.get("place").strip() if isinstance(event.get("place"), str) else ""
+        if place:
+            return "existentiel.story.schedule_place", {"at": at, "place": place}
+        return "existentiel.story.schedule", {"at": at}
+    if kind == "set_title":
+        adventure = integer(event, "adventure", 1, ADVENTURES)
+        title = _title(event.get("title"), adventure)
+        return "existentiel.story.set_title", {"adventure": adventure, "title": title}
+    player = find_player(state, event)
+    who = _who(player)
+    if kind == "roll":
+        die = integer(event, "die", DIE_FACES[0], DIE_FACES[-1])
+        return "existentiel.story.roll", {**who, "die": die, "adventure": landing(player, die)["adventure"]}
+    if kind == "validate":
+        adventure = player["current"]
+        if boolean(event, "success"):
+            code = "existentiel.story.validate"
+        elif stakes(player) == JOKER:
+            code = "existentiel.story.validate_failed"
+        else:
+            code = "existentiel.story.validate_eliminated"
+        return code, {**who, "adventure": adventure}
+    adventure = player["offered"]
+    if kind == "accept":
+        code = "existentiel.story.accept_death" if adventure == DEATH else "existentiel.story.accept"
+    elif stakes(player) == JOKER:
+        code = "existentiel.story.refuse"
+    else:
+        code = "existentiel.story.refuse_eliminated"
+    return code, {**who, "adventure": adventure}
+
+
+def score(state: dict) -> dict[str, int]:
+    """Each player's adventures completed: the chart of the game."""
+    return {p["id"]: len(p["completed"]) for p in state["players"]}
+
+
+def milestone(state: dict, event: dict) -> tuple[str, dict] | None:
+    """A validation at the rendez-vous: a point on the chart."""
+    if event.get("type") != "validate":
+        return None
+    player = find_player(state, event)
+    return "existentiel.story.validation", {"name": player["name"], "adventure": player["current"]}

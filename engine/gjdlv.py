@@ -843,3 +843,190 @@ CHECKS = {
     "bonus": bonus_check,
     "fecundations": fecundations_check,
 }
+
+
+# --- the story of the table: each event in words, and the chart of totals -----------------------------
+
+MESSAGES.update({
+    # The score sheet's events.
+    "gjdlv.story.newborn": ("{name} : nouveau-né {gf} × {gm}", "{name}: newborn {gf} × {gm}"),
+    "gjdlv.story.abortion": ("{name} : un avortement au Formol", "{name}: an abortion to the formol"),
+    "gjdlv.story.steal_newborn": (
+        "La Dame de {name} prend le dernier nouveau-né de {victim} ({gf} × {gm})",
+        "{name}'s Queen takes {victim}'s latest newborn ({gf} × {gm})",
+    ),
+    "gjdlv.story.close_round": ("Manche {round} sur {rounds} close", "Round {round} of {rounds} closed"),
+    # A round played through (the tracker's events).
+    "gjdlv.story.deal": (
+        "Distribution : {per} GM chacun·e, au Mouchoir : {cards}",
+        "The deal: {per} GM each, to the Mouchoir: {cards}",
+    ),
+    "gjdlv.story.deal_even": (
+        "Distribution : {per} GM chacun·e, rien au Mouchoir",
+        "The deal: {per} GM each, nothing to the Mouchoir",
+    ),
+    "gjdlv.story.birth": ("{name} met au monde {gf} × {gm}", "{name} gives birth to {gf} × {gm}"),
+    "gjdlv.story.birth_late": (
+        "L'embryon {gf} × {gm} de {name}, commencé au dernier tour, ne vient pas à terme",
+        "{name}'s embryo {gf} × {gm}, begun in the last lap, does not come to term",
+    ),
+    "gjdlv.story.discard_held": (
+        "{name} défausse {held} de son urètre au Mouchoir",
+        "{name} discards {held} from their urethra to the Mouchoir",
+    ),
+    "gjdlv.story.ovulate": ("{name} ovule {gf}", "{name} ovulates {gf}"),
+    "gjdlv.story.fecundate": ("{name} féconde {gf} avec {gm}", "{name} fecundates {gf} with {gm}"),
+    "gjdlv.story.surrogate": (
+        "{name} mère-porte l'embryon {gf} × {replaced} de {victim} avec {gm}",
+        "{name} surrogates {victim}'s embryo {gf} × {replaced} with {gm}",
+    ),
+    "gjdlv.story.hold": ("{name} se retient : un GM dans l'urètre", "{name} holds back: a GM in the urethra"),
+    "gjdlv.story.pass": ("{name} passe : plus de GM en main", "{name} passes: no GM left in hand"),
+    "gjdlv.story.ejaculate_won": (
+        "Éjaculations sur {gf} ({gms}) : {winner} féconde avec {gm}",
+        "Ejaculations on {gf} ({gms}): {winner} fecundates with {gm}",
+    ),
+    "gjdlv.story.ejaculate_lost": (
+        "Éjaculations sur {gf} ({gms}) : personne ne l'emporte, menstruation",
+        "Ejaculations on {gf} ({gms}): nobody wins, menstruation",
+    ),
+    "gjdlv.story.ejaculate_none": (
+        "Personne n'éjacule sur {gf} : menstruation",
+        "Nobody ejaculates on {gf}: menstruation",
+    ),
+    "gjdlv.story.abort": (
+        "{name} avorte l'embryon {gf} × {gm} de {owner} avec {card}",
+        "{name} aborts {owner}'s embryo {gf} × {gm} with {card}",
+    ),
+    "gjdlv.story.cancel_abortion": (
+        "{name} annule l'avortement de {aborter} avec {card} : l'embryon revient à {owner}",
+        "{name} cancels {aborter}'s abortion with {card}: the embryo goes back to {owner}",
+    ),
+    "gjdlv.story.cancel_surrogacy": (
+        "{name} annule la mère-porteuse de {surrogate} avec {card} : l'embryon reste à {owner}",
+        "{name} cancels {surrogate}'s surrogacy with {card}: the embryo stays with {owner}",
+    ),
+    "gjdlv.story.remove_embryo": (
+        "Le Valet de {name} retire l'embryon {gf} × {gm} de {victim}",
+        "{name}'s Jack removes {victim}'s embryo {gf} × {gm}",
+    ),
+    # The chart.
+    "gjdlv.story.measure": ("Total des points", "Total points"),
+    "gjdlv.story.start": ("Début", "Start"),
+    "gjdlv.story.round": ("Manche {round}", "Round {round}"),
+    "gjdlv.story.end": ("Fin", "End"),
+})
+
+MEASURE = ("gjdlv.story.measure", {})
+START = ("gjdlv.story.start", {})
+END = ("gjdlv.story.end", {})
+SUIT_FACES = {"S": "♠", "C": "♣", "H": "♥", "D": "♦"}
+
+
+def face(card: str) -> str:
+    """A card as the table sees it: ``10H`` -> ``10♥``."""
+    return card[:-1] + SUIT_FACES[card[-1]]
+
+
+def _pair(embryo: dict) -> dict:
+    return {"gf": face(embryo["gf"]), "gm": face(embryo["gm"])}
+
+
+def _name(state: dict, pid: str) -> str:
+    return next(p["name"] for p in state["players"] if p["id"] == pid)
+
+
+def describe(state: dict, event: dict) -> tuple[str, dict]:
+    """What ``event`` does, in words, read from the state before it (`engine.core.story`): the names,
+    the cards as faces (``10♥``), the embryo an answer targets, who wins a contest."""
+    kind = event.get("type")
+    rules = state["rules"]
+    if kind == "close_round":
+        return "gjdlv.story.close_round", {"round": state["round"], "rounds": state["rounds"]}
+    if kind == "deal":
+        return _describe_deal(state, event)
+    if kind == "ejaculate":
+        return _describe_contest(state, event)
+    player = find_player(state, event)
+    who = {"player": player["id"], "name": player["name"]}
+    if kind == "newborn":
+        return "gjdlv.story.newborn", {**who, "gf": face(read_gf(rules, event, "gf")),
+                                       "gm": face(read_gm(rules, event, "gm"))}
+    if kind == "abortion":
+        return "gjdlv.story.abortion", who
+    if kind in ("steal_newborn", "remove_embryo", "surrogate"):
+        victim = find_player(state, event, "from")
+        who["victim"] = victim["name"]
+        if kind == "steal_newborn":
+            return "gjdlv.story.steal_newborn", {**who, **_pair(victim["newborns"][-1])}
+        embryo = state["play"]["seats"][state["players"].index(victim)]["uterus"]
+        if kind == "remove_embryo":
+            return "gjdlv.story.remove_embryo", {**who, **_pair(embryo)}
+        return "gjdlv.story.surrogate", {**who, "gf": face(embryo["gf"]), "replaced": face(embryo["gm"]),
+                                         "gm": face(read_gm(rules, event, "gm"))}
+    play = state["play"]
+    if kind == "birth":
+        return _describe_birth(state, player, event, who)
+    if kind == "ovulate":
+        return "gjdlv.story.ovulate", {**who, "gf": face(read_gf(rules, event, "gf"))}
+    if kind == "fecundate":
+        gm = face(read_gm(rules, event, "gm"))
+        return "gjdlv.story.fecundate", {**who, "gf": face(play["gf"]), "gm": gm}
+    if kind == "hold":
+        return "gjdlv.story.hold", who
+    if kind == "pass":
+        return "gjdlv.story.pass", who
+    act = play["open"][-1]
+    if kind == "abort":
+        return "gjdlv.story.abort", {**who, **_pair(act), "owner": _name(state, act["player"]),
+                                     "card": face(read_gm(rules, event, "gm"))}
+    card = face(read_gm(rules, event, "card"))
+    if act["act"] == "abortion":
+        return "gjdlv.story.cancel_abortion", {**who, "card": card, "aborter": _name(state, act["player"]),
+                                               "owner": _name(state, act["owner"])}
+    return "gjdlv.story.cancel_surrogacy", {**who, "card": card, "surrogate": _name(state, act["player"]),
+                                            "owner": _name(state, act["from"])}
+
+
+def _describe_deal(state: dict, event: dict) -> tuple[str, dict]:
+    per, _ = gjdlv_play.share(state["rules"], len(state["players"]))
+    cards = [face(read_black(state["rules"], raw, "mouchoir")) for raw in event["mouchoir"]]
+    if cards:
+        return "gjdlv.story.deal", {"per": per, "cards": " ".join(cards)}
+    return "gjdlv.story.deal_even", {"per": per}
+
+
+def _describe_birth(state: dict, player: dict, event: dict, who: dict) -> tuple[str, dict]:
+    play = state["play"]
+    embryo = play["seats"][state["players"].index(player)]["uterus"]
+    if embryo is None:
+        return "gjdlv.story.discard_held", {**who, "held": face(read_gm(state["rules"], event, "held"))}
+    # A GM is held back only until its player's next phase 0, and an embryo comes to a player who
+    # holds one only by ejaculating it: the two never meet here, one is born or the other discarded.
+    code = "gjdlv.story.birth_late" if embryo["gm"] in play["late"] else "gjdlv.story.birth"
+    return code, {**who, **_pair(embryo)}
+
+
+def _describe_contest(state: dict, event: dict) -> tuple[str, dict]:
+    gf = state["play"]["gf"]
+    gms = {find_player(state, {"gms": key}, "gms")["id"]: read_black(state["rules"], value, "gms")
+           for key, value in event["gms"].items()}
+    if not gms:
+        return "gjdlv.story.ejaculate_none", {"gf": face(gf)}
+    _, winner, _, _ = contest(gf, gms)
+    params = {"gf": face(gf), "gms": " · ".join(f"{_name(state, pid)} {face(gm)}" for pid, gm in gms.items())}
+    if winner is None:
+        return "gjdlv.story.ejaculate_lost", params
+    return "gjdlv.story.ejaculate_won", {**params, "winner": _name(state, winner), "gm": face(gms[winner])}
+
+
+def score(state: dict) -> dict[str, int]:
+    """Each player's total over the closed rounds: the chart of the game."""
+    return {p["id"]: total(p) for p in state["players"]}
+
+
+def milestone(state: dict, event: dict) -> tuple[str, dict] | None:
+    """Closing a round: a point on the chart."""
+    if event.get("type") == "close_round":
+        return "gjdlv.story.round", {"round": state["round"]}
+    return None

@@ -127,6 +127,27 @@ MESSAGES = {
         "Les dernier·es vivant·es sont mort·es ensemble : {names} se partagent la victoire.",
         "The last living players died together: {names} share the win.",
     ),
+    # The story of the table: each event in words (``describe``), and the chart of lives (``score``).
+    "morto.story.touched_early": (
+        "{name} a touché ses cartes trop tôt : une vie de moins",
+        "{name} touched their cards too early: one life less",
+    ),
+    "morto.story.spoke_to_dead": (
+        "{living} a parlé à {dead} (mort·e) : lui donne une vie",
+        "{living} spoke to {dead} (dead): gives them a life",
+    ),
+    "morto.story.reveal": (
+        "Révélation, manche {round} ({cards}) : {names} perd une vie",
+        "Reveal, round {round} ({cards}): {names} loses a life",
+    ),
+    "morto.story.reveal_several": (
+        "Révélation, manche {round} ({cards}) : {names} perdent une vie",
+        "Reveal, round {round} ({cards}): {names} lose a life",
+    ),
+    "morto.story.measure": ("Vies", "Lives"),
+    "morto.story.start": ("Début", "Start"),
+    "morto.story.round": ("Manche {round}", "Round {round}"),
+    "morto.story.end": ("Fin", "End"),
 }
 
 
@@ -424,3 +445,40 @@ def reveal_check(state: dict, params: dict) -> dict:
 
 
 CHECKS = {"swap": swap_check, "reveal": reveal_check}
+
+
+# --- the story of the table ------------------------------------------------------------------------
+
+MEASURE = ("morto.story.measure", {})
+START = ("morto.story.start", {})
+END = ("morto.story.end", {})
+
+
+def describe(state: dict, event: dict) -> tuple[str, dict]:
+    """What ``event`` does, in words, read from the state before it (`engine.core.story`)."""
+    kind = event.get("type")
+    if kind == "touched_early":
+        player = find_player(state, event)
+        return "morto.story.touched_early", {"player": player["id"], "name": player["name"]}
+    if kind == "spoke_to_dead":
+        living = find_player(state, event, "living")
+        dead = find_player(state, event, "dead")
+        return "morto.story.spoke_to_dead", {"living": living["name"], "dead": dead["name"]}
+    cards = _read_cards(state, event.get("cards"))
+    losing = [p for p in state["players"] if p["id"] in losers(cards)]
+    shown = " · ".join(f"{_by_id(state, pid)['name']} {RANKS[rank]}" for pid, rank in cards.items())
+    params = {"round": state["round"], "cards": shown, "names": _names(losing),
+              "losers": [p["id"] for p in losing]}
+    return ("morto.story.reveal" if len(losing) == 1 else "morto.story.reveal_several"), params
+
+
+def score(state: dict) -> dict[str, int]:
+    """Each player's lives: the chart of the game."""
+    return {p["id"]: p["lives"] for p in state["players"]}
+
+
+def milestone(state: dict, event: dict) -> tuple[str, dict] | None:
+    """A reveal ends a round: a point on the chart."""
+    if event.get("type") == "reveal":
+        return "morto.story.round", {"round": state["round"]}
+    return None

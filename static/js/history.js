@@ -1,2 +1,105 @@
-// The story of the table: every event in words, undone ones shown as such (filled in next).
-document.addEventListener("arbitre:table", () => {});
+// The story panel of the referee page and the table view: every event in words (the history's
+// `said`, worded by the engine's catalogue), newest first, undone ones struck through, and on the
+// referee page an Undo button on the latest event still in effect (undo only takes back that one).
+// It follows the page: each `arbitre:table` redraw says the table's version, and the history is
+// fetched again when the version moved (online only; the last one stays in memory).
+import { api } from "./api.js";
+import { t, loadCatalogue } from "./i18n.js";
+import { h, fill } from "./ui.js";
+
+const section = document.getElementById("story");
+const RETRY_MS = 3000; // the referee's taps still on their way: the server's history is behind
+
+let table = null; // the latest `arbitre:table` detail: {role, code, version, state}
+let story = null; // the latest history answer
+let asked = null; // the version the last fetch was made for
+let fetching = false;
+let retry = null;
+let details = null;
+const catalogue = loadCatalogue();
+
+function addStylesheet() {
+  if (document.querySelector("link[data-story]")) return;
+  document.head.append(h("link", { rel: "stylesheet", href: "/static/css/story.css", "data-story": "" }));
+}
+
+// The version the page shows. The referee page also writes it on #app at every sync step, even one
+// that changes nothing on screen (a tap acknowledged by the server): the story follows that too.
+function version() {
+  const written = document.getElementById("app")?.dataset.version;
+  return written === undefined || written === "" ? table.version : Number(written);
+}
+
+function waiting() {
+  return Number(document.getElementById("sync")?.dataset.waiting || 0);
+}
+
+async function refresh() {
+  if (!table || fetching || navigator.onLine === false || asked === version()) return;
+  fetching = true;
+  asked = version();
+  try {
+    story = await api.history(table.code);
+  } catch { /* offline or refused: keep the last story */ }
+  fetching = false;
+  draw();
+  clearTimeout(retry);
+  if (asked !== version()) refresh(); // the table moved while this was fetched
+  else if (story && story.version < asked) retry = setTimeout(() => { asked = null; refresh(); }, RETRY_MS);
+}
+
+function item(entry, latest) {
+  const said = entry.said ? t(entry.said.code, entry.said.params) : entry.event.type;
+  return h("li", { class: entry.undone ? "story-item undone" : "story-item", "data-seq": entry.seq },
+    h("span", { class: "story-n" }, entry.seq),
+    h(entry.undone ? "s" : "span", { class: "story-text" }, said),
+    entry.undone ? h("span", { class: "story-mark" }, t("ui.story.undone")) : null,
+    latest ? h("button", { type: "button", class: "secondary story-undo", "aria-label": t("ui.story.undo_label"),
+      onclick: (event) => { event.currentTarget.disabled = true; document.dispatchEvent(new Event("arbitre:undo")); } },
+    t("ui.story.undo")) : null);
+}
+
+function draw() {
+  if (!section || !table) return;
+  if (!details) {
+    details = h("details", { class: "story-panel" }, h("summary", {}), h("div", { class: "story-body" }));
+    fill(section, details);
+  }
+  section.hidden = false;
+  const events = story ? story.events : [];
+  details.querySelector("summary").textContent = events.length
+    ? t("ui.story.title_count", { count: events.length }) : t("ui.story.title");
+  // Undo takes back the latest event in effect, and only when the page shows what the server has.
+  const inEffect = events.filter((entry) => !entry.undone);
+  const current = story && story.version === version() && !waiting();
+  const latest = table.role === "referee" && current ? inEffect[inEffect.length - 1] : null;
+  const behind = !story || story.version !== version();
+  const offline = navigator.onLine === false;
+  fill(details.querySelector(".story-body"),
+    offline && behind ? h("p", { class: "hint" }, t(story ? "ui.story.offline" : "ui.story.unavailable")) : null,
+    table.state?.over ? h("p", {}, h("a", { class: "story-results", href: `/t/${table.code}/results` }, t("ui.story.results"))) : null,
+    story && !events.length ? h("p", { class: "hint" }, t("ui.story.empty")) : null,
+    events.length ? h("ol", { class: "story-list", reversed: true },
+      [...events].reverse().map((entry) => item(entry, entry === latest))) : null);
+}
+
+document.addEventListener("arbitre:table", async (event) => {
+  table = event.detail;
+  addStylesheet();
+  await catalogue;
+  draw();
+  refresh();
+});
+window.addEventListener("online", () => { asked = null; refresh(); });
+const app = document.getElementById("app");
+if (app) {
+  let seen = app.dataset.version;
+  new MutationObserver(() => {
+    if (!table || app.dataset.version === seen) return;
+    seen = app.dataset.version;
+    draw();
+    refresh();
+  })
+    .observe(app, { attributes: true, attributeFilter: ["data-version"] });
+}
+window.addEventListener("offline", draw);
