@@ -70,7 +70,7 @@ def player(page: Page, pid: str):
 def expect_toast(page: Page, french: str | re.Pattern) -> None:
     toast = page.locator("#toast")
     expect(toast).to_be_visible()
-    expect(toast.locator(".fr")).to_have_text(french)
+    expect(toast.locator(".toast-text")).to_have_text(french)
 
 
 def roll(referee: Page, model: Model, pid: str, die: int, expected: int) -> None:

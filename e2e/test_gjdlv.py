@@ -193,8 +193,7 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
                     expect(note).to_contain_text(
                         "Dame de Basile : elle prend le dernier nouveau-né d'un·e concurrent·e, "
                         "maintenant ou jamais.")
-                    expect(note.locator("[lang=en]")).to_have_text(
-                        "Basile's Queen: she takes an opponent's most recent newborn, now or never.")
+                    expect(note.locator("[lang]")).to_have_count(0)  # one language at a time
             play(referee, sheet, action)
             if number == 1 and action[0] == "abortion":
                 # A mistake (Dorian's newborn was never born), taken back with the dock's undo.
@@ -236,15 +235,13 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
     names = ", ".join(NAME[pid] for pid in winners)
     if len(winners) == 1:
         won = f"🏆 Partie terminée : {names} l'emporte avec {best} points."
-        won_en = f"Game over: {names} wins with {best} points."
     else:
         won = f"🏆 Partie terminée : égalité à {best} points, {names} se partagent la victoire."
-        won_en = f"Game over: a tie at {best} points, {names} share the win."
     for page in both:
         banner = page.locator(".winner")
         expect(banner).to_have_attribute("data-winners", ",".join(winners))
-        expect(banner).to_contain_text(won)
-        expect(banner.locator("[lang=en]")).to_have_text(won_en)
+        expect(banner).to_have_text(won)
+        expect(banner.locator("[lang]")).to_have_count(0)
         expect(page.locator("[data-round]")).to_have_count(0)
     expect_totals(both, totals)
     for pid in PLAYERS:
@@ -267,12 +264,12 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
         panel.locator(f"[data-card='{card}']").tap()
     answer = panel.locator("[data-answer]")
     expect(answer).to_have_attribute("data-ok", "true")
-    expect(answer.locator(".fr")).to_contain_text("4♠ peut mère-porter l'embryon 2♥/5♠")
-    expect(answer.locator("[lang=en]")).to_contain_text("4♠ may surrogate the embryo 2♥/5♠")
+    expect(answer.locator(".gj-answer-text")).to_contain_text("4♠ peut mère-porter l'embryon 2♥/5♠")
+    expect(answer.locator("[lang]")).to_have_count(0)
     panel.locator("[data-slot=new_gm]").tap()
     panel.locator("[data-card='6C']").tap()
     expect(answer).to_have_attribute("data-ok", "false")
-    expect(answer.locator(".fr")).to_contain_text("6♣ ne peut pas mère-porter l'embryon 2♥/5♠")
+    expect(answer.locator(".gj-answer-text")).to_contain_text("6♣ ne peut pas mère-porter l'embryon 2♥/5♠")
     screenshot(referee, "gjdlv-referee-qui-a-raison")
 
     assert view.evaluate("window.__notReloaded") is True, "the follower's page was reloaded"

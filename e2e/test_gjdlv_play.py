@@ -25,6 +25,7 @@ from playwright.sync_api import Page, expect
 
 from e2e.conftest import ARTIFACTS, follow_from_qr
 from e2e.gjdlv_rules import RoundSheet
+from e2e.test_morto import french_left_over
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, history
 from e2e.test_offline_games import back_online, go_offline
 
@@ -566,3 +567,42 @@ def test_with_no_gm_left_for_the_mouchoir_the_deal_is_one_tap(phone, server):
     for pid in [*PLAYERS, "p4"]:
         expect(page.locator(f"[data-seat={pid}] [data-hand]")).to_have_attribute("data-hand", "5")
     assert history(server, table["code"])[0]["event"] == {"type": "deal", "mouchoir": []}
+
+
+def test_an_english_phone_sees_the_round_in_english(phone, server):
+    """A phone set to English: the referee's turn bar, plays and cards (K Q J, "King of hearts"), and
+    the table view, all in English and nothing of the French page."""
+    table = api(server, "/api/tables", {"game": "gjdlv", "players": NAMES,
+                                         "options": {"mode": "tracker", "rules": "abondantes"}})
+    page = phone(locale="en-US").new_page()
+    page.goto(f"/r/{table['code']}#s={table['secret']}")
+    view = phone(locale="en-US").new_page()
+    view.goto(f"/t/{table['code']}")
+    for p in (page, view):
+        expect(p.locator("html")).to_have_attribute("lang", "en")
+        expect(p.locator("#turn .gj-phase")).to_have_text("Deal")
+        expect(p.locator("#turn [data-step]")).to_have_text(
+            "The deal: the GM are shared out equally, the rest goes face up to the Mouchoir.")
+    deal = page.locator("[data-action=deal]")
+    expect(deal).to_have_text("🃏 Deal 0 / 2 to the Mouchoir")
+    page.locator("[data-grid=deal] [data-card='10S']").tap()
+    page.locator("[data-grid=deal] [data-card='10C']").tap()
+    deal.tap()
+    # Phase 1: the picker asks which GF is revealed; the pictures are K Q J, named in English.
+    expect(page.locator("#play h2")).to_have_text("Alice's ovulation: which GF is revealed?")
+    king = page.locator("[data-grid=ovulate] [data-card=KH]")
+    expect(king.locator(".gj-rank")).to_have_text("K")
+    expect(king).to_have_attribute("aria-label", "King of hearts")
+    expect(page.locator("[data-grid=ovulate] [data-card=QD] .gj-rank")).to_have_text("Q")
+    page.locator("[data-grid=ovulate] [data-card='5H']").tap()
+    expect(page.locator("#turn .gj-phase")).to_have_text("Phase 2 · action")
+    expect(page.locator("#play [data-action=fecundate]")).to_contain_text("Fecundate")
+    expect(page.locator("#play [data-action=hold]")).to_contain_text("Hold back")
+    for p in (page, view):
+        expect(p.locator("#turn [data-step]")).to_have_text(
+            "Alice's phase 2: fecundate, surrogate or hold back.")
+        expect(p.locator("[data-pile=ovulation]")).to_contain_text("Ovulation")
+        expect(p.locator(f"[data-seat={ALICE}] [data-hand]")).to_contain_text("8 in hand")
+        expect(p.locator("#round-sheet h2")).to_have_text("Round 1 of 9")
+        assert french_left_over(p) == []
+    glance(page, "gjdlv-play-referee-en")

@@ -1,20 +1,25 @@
 // Le jeu existentiel: the game master's panel (rolls, accept/refuse, the rendez-vous and its
 // validations, newcomers, adventure titles), the table view (each player's adventure, jokers and
 // track, the next rendez-vous with its calendar file) and each player's own page.
-// Drawn from the engine's view alone: buttons from state.actions, rule sentences from the catalogue.
+// Drawn from the engine's view alone: buttons from state.actions, every word from the catalogue in
+// the page's one language (the interface's `ui.existentiel.*`, the engine's codes).
 import { byId, fill, h, toast } from "../ui.js";
-import { sentence } from "../messages.js";
+import { lang, t } from "../i18n.js";
 import { actionsOf, record } from "../actions.js";
 
-const MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
-  "septembre", "octobre", "novembre", "décembre"];
+const month = (n) => t(`ui.existentiel.month.${n}`);
+const MONTHS = Array.from({ length: 12 }, (_, i) => i + 1);
 
 // --- the engine's words and actions ------------------------------------------------------------
 
-// A catalogue sentence: French, the English under it.
+// A catalogue sentence, whole, in its element.
 function said(tag, attrs, code, params = {}) {
-  const { fr, en } = sentence(code, params);
-  return h(tag, attrs, fr, h("small", { class: "en", lang: "en" }, en));
+  return h(tag, attrs, t(code, params));
+}
+
+// The catalogue key for a count: none, one or many (a wording choice, not a rule).
+function counted(key, count) {
+  return `${key}_${count === 0 ? "none" : count === 1 ? "one" : "many"}`;
 }
 
 function noteEl({ code, params }) {
@@ -33,21 +38,18 @@ function allowed(state, type, player) {
 // --- shared pieces -------------------------------------------------------------------------------
 
 function adventure(state, n) {
-  return `n° ${n} — ${state.titles[n - 1]}`;
+  return t("ui.existentiel.adventure", { n, title: state.titles[n - 1] });
 }
 
 function adventureEl(state, n, cls = "adventure") {
   return h("span", { class: cls, "data-adventure": n },
-    h("span", { class: "adventure-number" }, `n° ${n}`), " — ", h("span", { class: "adventure-title" }, state.titles[n - 1]));
+    h("span", { class: "adventure-number" }, t("ui.existentiel.number", { n })), " — ",
+    h("span", { class: "adventure-title" }, state.titles[n - 1]));
 }
 
 // The adventures' numbers, as the table's titles list them.
 function numbers(state) {
   return state.titles.map((_, i) => i + 1);
-}
-
-function plural(count, word) {
-  return `${count} ${word}${count > 1 ? "s" : ""}`;
 }
 
 // Unicode's die faces ⚀…⚅ follow one another from U+2680.
@@ -56,9 +58,9 @@ function faceGlyph(die) {
 }
 
 function jokersEl(p) {
-  const label = p.jokers ? plural(p.jokers, "joker") : "aucun joker";
+  const label = t(counted("ui.existentiel.jokers", p.jokers), { count: p.jokers });
   return h("span", { class: `jokers${p.jokers ? "" : " none"}`, "data-jokers": p.jokers, role: "img",
-    "aria-label": `${label} restant${p.jokers > 1 ? "s" : ""}`, title: label }, `🃏×${p.jokers}`);
+    "aria-label": label, title: label }, `🃏×${p.jokers}`);
 }
 
 // "2031-03-07T19:30" is the table's local time: read it as such, never as UTC.
@@ -69,16 +71,16 @@ function parseAt(at) {
 
 function formatAt(at) {
   const date = parseAt(at);
-  const day = date.toLocaleDateString("fr-FR", { weekday: "long", day: "numeric", month: "long", year: "numeric" });
-  // No-break spaces: "19 h 30" must not wrap in the middle.
-  return `${day} à\u00a0${String(date.getHours()).padStart(2, "0")}\u00a0h\u00a0${String(date.getMinutes()).padStart(2, "0")}`;
+  const day = date.toLocaleDateString(lang === "en" ? "en-GB" : "fr-FR", { weekday: "long", day: "numeric", month: "long", year: "numeric" });
+  // The catalogue's no-break spaces keep "19 h 30" in one piece.
+  return t("ui.existentiel.date_at", { day, hh: String(date.getHours()).padStart(2, "0"), mm: String(date.getMinutes()).padStart(2, "0") });
 }
 
 function statusPills(p) {
   return [
-    p.status === "eliminated" ? h("span", { class: "pill out", "data-status": "eliminated" }, "éliminé·e") : null,
-    p.status === "left" ? h("span", { class: "pill left", "data-status": "left" }, "a quitté le jeu") : null,
-    p.title === "maitre" ? h("span", { class: "pill maitre", "data-title": "maitre" }, "🏅 Maître Existentiel") : null,
+    p.status === "eliminated" ? h("span", { class: "pill out", "data-status": "eliminated" }, t("ui.existentiel.status.eliminated")) : null,
+    p.status === "left" ? h("span", { class: "pill left", "data-status": "left" }, t("ui.existentiel.status.left")) : null,
+    p.title === "maitre" ? h("span", { class: "pill maitre", "data-title": "maitre" }, t("ui.existentiel.maitre")) : null,
   ];
 }
 
@@ -86,39 +88,35 @@ function reasonEl(p) {
   return p.reason ? said("p", { class: "reason", "data-note": p.reason }, p.reason) : null;
 }
 
-const PHASES = {
-  assigning: ["Attribution des aventures", "Assigning adventures"],
-  underway: ["Aventures en cours", "Adventures under way"],
-  over: ["Partie terminée", "Game over"],
-};
-
 // What each awaited player is to do, from the actions listed for them.
 function doing(state, id) {
-  if (allowed(state, "accept", id) || allowed(state, "refuse", id)) return " (accepte ou refuse)";
-  if (allowed(state, "roll", id)) return " (lance le dé)";
+  if (allowed(state, "accept", id) || allowed(state, "refuse", id)) return t("ui.existentiel.doing.offer");
+  if (allowed(state, "roll", id)) return t("ui.existentiel.doing.roll");
   return null;
 }
 
 function waitingLine(state, players) {
   if (!state.waiting_for.length) return null;
-  const names = state.waiting_for.map((id) =>
-    h("span", { class: "waiting-name", "data-waiting": id }, h("strong", {}, players[id].name), doing(state, id)));
-  const label = state.phase === "assigning" ? "On attend : " : "À valider au rendez-vous : ";
-  return h("p", { class: "waiting", id: "waiting" }, label, names.flatMap((n, i) => (i ? [", ", n] : [n])));
+  const names = state.waiting_for.map((id) => {
+    const what = doing(state, id);
+    return h("span", { class: "waiting-name", "data-waiting": id }, h("strong", {}, players[id].name),
+      what ? [" ", h("span", {}, what)] : null);
+  });
+  const label = state.phase === "assigning" ? t("ui.existentiel.waiting.assigning") : t("ui.existentiel.waiting.underway");
+  return h("p", { class: "waiting", id: "waiting" }, h("span", {}, label), " ", names.flatMap((n, i) => (i ? [", ", n] : [n])));
 }
 
 function phaseBanner(state, players) {
-  const [fr, en] = PHASES[state.phase];
   return h("section", { class: `card phase-banner phase-${state.phase}`, id: "phase", "data-phase": state.phase },
-    h("div", { class: "phase-title" }, h("strong", {}, fr), " ", h("small", { lang: "en" }, en),
-      h("span", { class: "pill", "data-cycle": state.cycle }, `cycle ${state.cycle}`)),
+    h("div", { class: "phase-title" }, h("strong", {}, t(`ui.existentiel.phase.${state.phase}`)), " ",
+      h("span", { class: "pill", "data-cycle": state.cycle }, t("ui.existentiel.cycle", { cycle: state.cycle }))),
     waitingLine(state, players),
     state.notes.map(noteEl));
 }
 
 function rendezvousText(state) {
   const rdv = state.rendezvous;
-  if (!rdv) return h("p", { class: "muted", id: "rdv-none" }, "Pas encore de rendez-vous fixé.", h("small", { lang: "en" }, " No meeting set yet."));
+  if (!rdv) return h("p", { class: "muted", id: "rdv-none" }, t("ui.existentiel.rdv_none"));
   return h("p", { class: "rdv-when", id: "rdv-when", "data-at": rdv.at },
     h("strong", {}, formatAt(rdv.at)),
     rdv.place ? [h("br"), h("span", { class: "rdv-place", id: "rdv-place-shown" }, `📍 ${rdv.place}`)] : null);
@@ -126,10 +124,10 @@ function rendezvousText(state) {
 
 function rendezvousCard(state, code) {
   return h("section", { class: "card rendezvous", id: "rendezvous" },
-    h("h2", {}, "📅 Prochain rendez-vous ", h("small", { lang: "en" }, "Next meeting")),
+    h("h2", {}, t("ui.existentiel.next_meeting")),
     rendezvousText(state),
     state.rendezvous ? h("a", { class: "button primary", id: "ics-link", href: `/api/tables/${code}/rendezvous.ics` },
-      "Ajouter à mon agenda ", h("small", { lang: "en" }, "Add to calendar")) : null);
+      t("ui.existentiel.add_to_calendar")) : null);
 }
 
 // How an adventure stands for a player, for the track and the player's page.
@@ -141,67 +139,65 @@ function squareState(p, n) {
   return "none";
 }
 
-const SQUARE_WORDS = {
-  completed: ["réalisée", "completed"],
-  refused: ["refusée avec un joker", "refused with a joker"],
-  current: ["en cours", "being lived"],
-  offered: ["proposée", "offered"],
-  death: ["acceptée : a quitté le jeu", "accepted: left the game"],
-  none: ["pas encore vécue", "not lived yet"],
-};
+const squareWords = (s) => t(`ui.existentiel.square.${s}`);
 
 function refusedBefore(p, n, s) {
   return s !== "refused" && p.refused.includes(n);
 }
 
 function track(state, p) {
-  return h("ol", { class: "track", "aria-label": `Parcours de ${p.name}` }, numbers(state).map((n) => {
+  return h("ol", { class: "track", "aria-label": t("ui.existentiel.track_of", { name: p.name }) }, numbers(state).map((n) => {
     const s = squareState(p, n);
-    const words = SQUARE_WORDS[s][0] + (refusedBefore(p, n, s) ? " (refusée avant)" : "");
+    const words = refusedBefore(p, n, s) ? t("ui.existentiel.square_refused_before", { words: squareWords(s) }) : squareWords(s);
+    const label = t("ui.existentiel.square_label", { adventure: adventure(state, n), words });
     return h("li", { class: `square sq-${s}${n === state.death ? " sq-at-death" : ""}`, "data-square": n, "data-state": s,
-      "aria-label": `${adventure(state, n)} : ${words}`, title: `${adventure(state, n)} — ${words}` }, n);
+      "aria-label": label, title: label }, n);
   }));
 }
 
 function legend() {
-  return h("div", { class: "legend", id: "legend", "aria-label": "Légende du parcours" },
+  return h("div", { class: "legend", id: "legend", "aria-label": t("ui.existentiel.legend") },
     ["completed", "refused", "current", "offered"].map((s) => h("span", { class: "legend-item" },
-      h("span", { class: `square sq-${s}`, "aria-hidden": "true" }), SQUARE_WORDS[s][0], " ", h("small", { lang: "en" }, SQUARE_WORDS[s][1]))));
+      h("span", { class: `square sq-${s}`, "aria-hidden": "true" }), h("span", {}, squareWords(s)))));
 }
-
-const VALIDATED = { success: "réussie ✓", failure: "ratée ✗" };
 
 function nowLine(state, p) {
   if (p.status === "eliminated") return null;
-  if (p.status === "left") return h("p", { class: "now" }, "A accepté ", adventureEl(state, state.death), " et a quitté le jeu.");
-  if (p.current !== null) return h("p", { class: "now", "data-now": "current" }, h("span", { class: "label" }, "À vivre : "), adventureEl(state, p.current));
-  if (p.offered !== null) return h("p", { class: "now", "data-now": "offered" }, h("span", { class: "label" }, "Proposée : "), adventureEl(state, p.offered),
-    p.must_accept ? h("span", { class: "pill warn" }, "déjà refusée") : null);
-  if (p.validated) {
-    return h("p", { class: "now muted", "data-now": "validated" }, `Validée au rendez-vous : ${adventure(state, p.score)} — ${VALIDATED[p.validated]}`);
+  if (p.status === "left") {
+    return h("p", { class: "now", "data-adventure": state.death },
+      t("ui.existentiel.now.left", { adventure: adventure(state, state.death) }));
   }
-  return h("p", { class: "now muted", "data-now": "roll" }, "Lance le dé pour une nouvelle aventure.");
+  if (p.current !== null) {
+    return h("p", { class: "now", "data-now": "current" }, h("span", { class: "label" }, t("ui.existentiel.now.current")), " ",
+      adventureEl(state, p.current));
+  }
+  if (p.offered !== null) {
+    return h("p", { class: "now", "data-now": "offered" }, h("span", { class: "label" }, t("ui.existentiel.now.offered")), " ",
+      adventureEl(state, p.offered), p.must_accept ? [" ", h("span", { class: "pill warn" }, t("ui.existentiel.refused_before"))] : null);
+  }
+  if (p.validated) {
+    return h("p", { class: "now muted", "data-now": "validated" },
+      t(`ui.existentiel.now.validated_${p.validated}`, { adventure: adventure(state, p.score) }));
+  }
+  return h("p", { class: "now muted", "data-now": "roll" }, t("ui.existentiel.now.roll"));
 }
-
-const STANDING = { left: "a quitté le jeu", eliminated: "éliminé·e", playing: "en lice" };
 
 function resultRow(state, p) {
   const done = p.completed.length;
   return h("li", { "data-result": p.id },
     h("strong", {}, p.name), " — ",
-    STANDING[p.status], p.status === "left" ? ` (aventure ${state.death})` : null,
-    `, ${plural(done, "aventure")} réalisée${done > 1 ? "s" : ""}, `, jokersEl(p),
-    p.title === "maitre" ? [" ", h("span", { class: "pill maitre" }, "🏅 Maître Existentiel")] : null,
+    h("span", {}, t(`ui.existentiel.standing.${p.status}`, { adventure: state.death })), ", ",
+    h("span", {}, t(counted("ui.existentiel.completed", done), { count: done })), " ", jokersEl(p),
+    p.title === "maitre" ? [" ", h("span", { class: "pill maitre" }, t("ui.existentiel.maitre"))] : null,
     reasonEl(p));
 }
 
 function outcomeCard(state) {
   if (!state.outcome) return null;
-  const { fr, en } = sentence(state.outcome.reason, state.outcome.params);
+  const sentence = t(state.outcome.reason, state.outcome.params);
   return h("section", { class: "card outcome", id: "outcome", "data-winners": state.winners.join(",") },
-    h("div", { class: "outcome-title" }, "Partie terminée"),
-    h("p", {}, state.winners.length ? `🏅 ${fr}` : fr),
-    h("div", { class: "muted", lang: "en" }, en),
+    h("div", { class: "outcome-title" }, t("ui.existentiel.phase.over")),
+    h("p", {}, state.winners.length ? [h("span", { "aria-hidden": "true" }, "🏅"), " "] : null, h("span", {}, sentence)),
     h("ul", { class: "results", id: "results" }, state.players.map((p) => resultRow(state, p))),
     state.notes.map(noteEl));
 }
@@ -267,7 +263,7 @@ export function referee(root, state, ctx) {
     outcomeCard(state),
     state.over ? h("p", { class: "hint center" }, "« Annuler » reprend le dernier geste si la table le souhaite.") : phaseBanner(state, players),
     h("section", { class: "card" },
-      h("h2", {}, "Aventurier·ères ", h("small", { lang: "en" }, "Players")),
+      h("h2", {}, t("ui.existentiel.players")),
       h("div", { class: "players" }, state.players.map((p) => refereePlayer(state, p, ctx)))),
     schedule ? rendezvousEditor(state, schedule, ctx) : null,
     addPlayer ? addPlayerForm(state, addPlayer, ctx) : null,
@@ -309,8 +305,8 @@ function tellCosts(state) {
     if (state === before) return true; // the table has not moved yet
     const p = byId(state)[player];
     if (p && p.offered !== adventure && p.current !== adventure) {
-      toast(p.status === "eliminated" ? sentence(p.reason)
-        : sentence(code, { name: p.name, adventure, jokers: p.jokers }), "info");
+      toast(p.status === "eliminated" ? t(p.reason)
+        : t(code, { name: p.name, adventure, jokers: p.jokers }), "info");
     }
     return false;
   });
@@ -319,13 +315,13 @@ function tellCosts(state) {
 function virtualResult(state, pending, send) {
   const { die, landing } = pending;
   return h("div", { class: "virtual-result", "data-virtual": die },
-    h("p", {}, h("span", { class: "face big", "aria-hidden": "true" }, faceGlyph(die)),
-      ` Le dé virtuel donne ${die}`,
+    h("p", {}, h("span", { class: "face big", "aria-hidden": "true" }, faceGlyph(die)), " ",
+      h("span", {}, t("ui.existentiel.virtual_gives", { die })),
       landing ? [" → ", adventureEl(state, landing.adventure)] : null),
     landing && landing.skipped.length
       ? said("p", { class: "hint" }, "existentiel.landing_skipped", { skipped: landing.skipped.join(", ") }) : null,
     h("button", { type: "button", class: "primary", "data-action": "send-virtual", onclick: () => send(die) },
-      `Entrer ce ${die}`));
+      t("ui.existentiel.enter_die", { die })));
 }
 
 function rollPanel(state, p, action, ctx) {
@@ -346,16 +342,16 @@ function rollPanel(state, p, action, ctx) {
   return h("div", { class: "roll" },
     // TODO(engine): say which number the die adds to (the birth month, or the score: the last
     // adventure reached); needs player.next_base_from, as the landing check's base_from.
-    h("p", { class: "hint" }, "Le dé s'ajoute à ", h("strong", { "data-base": p.next_base }, p.next_base), "."),
-    h("div", { class: "dice", role: "group", "aria-label": `Valeur du dé de ${p.name}` },
+    h("p", { class: "hint" }, h("span", {}, t("ui.existentiel.die_adds_to")), " ", h("strong", { "data-base": p.next_base }, p.next_base)),
+    h("div", { class: "dice", role: "group", "aria-label": t("ui.existentiel.die_of", { name: p.name }) },
       state.dice.map((die) => h("button", {
-        type: "button", class: "die", "data-die": die, "aria-label": `${die} au dé pour ${p.name}`,
+        type: "button", class: "die", "data-die": die, "aria-label": t("ui.existentiel.die_for", { die, name: p.name }),
         onclick: () => send(die),
       }, h("span", { class: "face", "aria-hidden": "true" }, faceGlyph(die)), h("span", { class: "num" }, die)))),
     pending
       ? virtualResult(state, pending, send)
       : h("button", { type: "button", class: "secondary virtual", "data-action": "virtual-die", onclick: drawVirtual },
-        "🎲 Dé virtuel ", h("small", { lang: "en" }, "virtual die")));
+        t("ui.existentiel.virtual_die")));
 }
 
 // The buttons' words, by what the engine says a refusal or a failure costs (p.stakes).
@@ -363,22 +359,24 @@ const REFUSE_LABEL = { joker: "existentiel.refuse.joker", elimination: "existent
 const FAIL_LABEL = { joker: "existentiel.fail.joker", elimination: "existentiel.fail.elimination" };
 
 function offerStakes(p) {
-  if (p.stakes === "joker") return h("p", { class: "offer-stakes" }, jokersEl(p), ` il reste ${plural(p.jokers, "joker")} à ${p.name}`);
-  const { fr, en } = sentence("existentiel.no_joker_left", { name: p.name });
-  return h("p", { class: "offer-stakes" }, jokersEl(p), " ", fr, h("small", { class: "en", lang: "en" }, en));
+  if (p.stakes === "joker") {
+    return h("p", { class: "offer-stakes" }, jokersEl(p), " ",
+      h("span", {}, t(counted("ui.existentiel.jokers_left", p.jokers), { count: p.jokers, name: p.name })));
+  }
+  return h("p", { class: "offer-stakes" }, jokersEl(p), " ", h("span", {}, t("existentiel.no_joker_left", { name: p.name })));
 }
 
 // Accepting the death adventure means leaving the game: it asks for a confirmation first.
 function confirmDeath(p, n, accept, ctx) {
-  return h("div", { class: "confirm", role: "alertdialog", "aria-label": "Confirmer le départ" },
-    h("p", {}, h("strong", {}, `${p.name} quitte le jeu en acceptant la ${n} ?`)),
+  return h("div", { class: "confirm", role: "alertdialog", "aria-label": t("ui.existentiel.confirm_leave") },
+    h("p", {}, h("strong", {}, t("ui.existentiel.leave_question", { name: p.name, adventure: n }))),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "primary", "data-action": "confirm-accept", onclick: () => {
         draft.confirmDeath = null;
         record(ctx, accept);
-      } }, `Oui, accepter la ${n}`),
+      } }, t("ui.existentiel.leave_yes", { adventure: n })),
       h("button", { type: "button", class: "secondary", "data-action": "cancel-accept",
-        onclick: () => { draft.confirmDeath = null; ctx.render(); } }, "Non")));
+        onclick: () => { draft.confirmDeath = null; ctx.render(); } }, t("ui.existentiel.no"))));
 }
 
 function offerPanel(state, p, { accept, refuse }, ctx) {
@@ -391,11 +389,11 @@ function offerPanel(state, p, { accept, refuse }, ctx) {
     } else {
       record(ctx, accept);
     }
-  } }, death ? "Accepter (quitte le jeu)" : "Accepter");
+  } }, death ? t("ui.existentiel.accept_leave") : t("ui.existentiel.accept"));
   const refuseButton = refuse && h("button", { type: "button", class: "danger", "data-action": "refuse", onclick: () =>
-    sendCosting(ctx, p, refuse, {}, "existentiel.refused_with_joker", n) }, sentence(REFUSE_LABEL[p.stakes]).fr);
+    sendCosting(ctx, p, refuse, {}, "existentiel.refused_with_joker", n) }, t(REFUSE_LABEL[p.stakes]));
   return h("div", { class: `offer${p.must_accept ? " must" : ""}`, "data-offer": n },
-    h("p", { class: "offer-title" }, "Aventure proposée ", adventureEl(state, n, "adventure big")),
+    h("p", { class: "offer-title" }, h("span", {}, t("ui.existentiel.offered")), " ", adventureEl(state, n, "adventure big")),
     offerStakes(p),
     p.must_accept ? said("p", { class: "rule", "data-rule": "must_accept" }, "existentiel.must_accept", { name: p.name, adventure: n }) : null,
     death ? said("p", { class: "rule danger-text", "data-rule": "death" }, "existentiel.death_offer") : null,
@@ -405,12 +403,12 @@ function offerPanel(state, p, { accept, refuse }, ctx) {
 function validatePanel(state, p, action, ctx) {
   const n = p.current;
   return h("div", { class: "validate" },
-    h("p", { class: "offer-title" }, "Au rendez-vous, ", p.name, " raconte ", adventureEl(state, n, "adventure big")),
+    h("p", { class: "offer-title" }, h("span", {}, t("ui.existentiel.tells", { name: p.name })), " ", adventureEl(state, n, "adventure big")),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "good", "data-action": "success", onclick: () => record(ctx, action, { success: true }) },
-        "Réussie ✓"),
+        t("ui.existentiel.success")),
       h("button", { type: "button", class: "danger", "data-action": "failure", onclick: () =>
-        sendCosting(ctx, p, action, { success: false }, "existentiel.failed_with_joker", n) }, sentence(FAIL_LABEL[p.stakes]).fr)));
+        sendCosting(ctx, p, action, { success: false }, "existentiel.failed_with_joker", n) }, t(FAIL_LABEL[p.stakes]))));
 }
 
 function rendezvousEditor(state, action, ctx) {
@@ -419,7 +417,7 @@ function rendezvousEditor(state, action, ctx) {
   const place = draft.place ?? rdv?.place ?? "";
   const urgent = hasNote(state, "existentiel.set_rendezvous");
   return h("section", { class: `card rendezvous${urgent ? " urgent" : ""}`, id: "rendezvous-editor" },
-    h("h2", {}, "📅 Rendez-vous ", h("small", { lang: "en" }, "Next meeting")),
+    h("h2", {}, t("ui.existentiel.rendezvous")),
     rendezvousText(state),
     h("form", { id: "schedule", class: "stack", onsubmit: async (event) => {
       event.preventDefault();
@@ -429,18 +427,18 @@ function rendezvousEditor(state, action, ctx) {
       if (typed) supplied.place = typed;
       if (await record(ctx, action, supplied)) { draft.at = null; draft.place = null; ctx.render(); }
     } },
-    h("label", { class: "field" }, "Date et heure ", h("small", { lang: "en" }, "date and time"),
+    h("label", { class: "field" }, h("span", {}, t("ui.existentiel.date_time")),
       h("input", { type: "datetime-local", name: "at", id: "rdv-at", required: true, value: at, "data-keep": "rdv-at",
         oninput: (e) => { draft.at = e.target.value; } })),
-    h("label", { class: "field" }, "Lieu ", h("small", { lang: "en" }, "place (optional)"),
+    h("label", { class: "field" }, h("span", {}, t("ui.existentiel.place")),
       h("input", { type: "text", name: "place", id: "rdv-place", maxlength: state.limits.place, value: place, "data-keep": "rdv-place",
-        placeholder: "Chez qui ? Quel café ?", oninput: (e) => { draft.place = e.target.value; } })),
-    h("button", { type: "submit", class: "primary", "data-action": "schedule" }, rdv ? "Déplacer le rendez-vous" : "Fixer le rendez-vous")));
+        placeholder: t("ui.existentiel.place_placeholder"), oninput: (e) => { draft.place = e.target.value; } })),
+    h("button", { type: "submit", class: "primary", "data-action": "schedule" }, rdv ? t("ui.existentiel.move_rendezvous") : t("ui.existentiel.set_rendezvous"))));
 }
 
 function addPlayerForm(state, action, ctx) {
   return h("section", { class: "card", id: "add-player" },
-    h("h2", {}, "Nouvel·le aventurier·ère ", h("small", { lang: "en" }, "Add a player")),
+    h("h2", {}, t("ui.existentiel.new_player")),
     said("p", { class: "hint" }, "existentiel.newcomer"),
     h("form", { class: "row", id: "add-player-form", onsubmit: async (event) => {
       event.preventDefault();
@@ -448,12 +446,12 @@ function addPlayerForm(state, action, ctx) {
       const month = Number(event.target.elements.birth_month.value);
       if (await record(ctx, action, { name, birth_month: month })) { draft.name = ""; draft.month = "1"; ctx.render(); }
     } },
-    h("input", { name: "name", id: "new-player-name", placeholder: "Nom", maxlength: state.limits.name, required: true, value: draft.name,
-      "aria-label": "Nom du·de la nouvel·le joueur·euse", "data-keep": "new-player-name", oninput: (e) => { draft.name = e.target.value; } }),
-    h("select", { name: "birth_month", id: "new-player-month", "aria-label": "Mois de naissance", "data-keep": "new-player-month",
+    h("input", { name: "name", id: "new-player-name", placeholder: t("ui.existentiel.name"), maxlength: state.limits.name, required: true, value: draft.name,
+      "aria-label": t("ui.existentiel.new_player_name"), "data-keep": "new-player-name", oninput: (e) => { draft.name = e.target.value; } }),
+    h("select", { name: "birth_month", id: "new-player-month", "aria-label": t("ui.existentiel.birth_month"), "data-keep": "new-player-month",
       onchange: (e) => { draft.month = e.target.value; } },
-    MONTHS.map((m, i) => h("option", { value: i + 1, selected: String(i + 1) === draft.month }, m))),
-    h("button", { type: "submit", "data-action": "add-player" }, "Ajouter")));
+    MONTHS.map((m) => h("option", { value: m, selected: String(m) === draft.month }, month(m)))),
+    h("button", { type: "submit", "data-action": "add-player" }, t("ui.existentiel.add"))));
 }
 
 function titleRow(state, n, action, ctx) {
@@ -467,20 +465,20 @@ function titleRow(state, n, action, ctx) {
       ctx.render();
     }
   } },
-  h("label", { class: "title-number", for: `title-${n}` }, `n° ${n}`),
+  h("label", { class: "title-number", for: `title-${n}` }, t("ui.existentiel.number", { n })),
   h("input", { name: "title", id: `title-${n}`, value, maxlength: state.limits.title, "data-keep": `title-${n}`,
     oninput: (e) => {
       draft.titles[n] = e.target.value;
       e.target.form.querySelector("button").disabled = e.target.value.trim() === saved;
     } }),
-  h("button", { type: "submit", "data-action": "set-title", "data-adventure": n, disabled: !changed, "aria-label": `Enregistrer le titre de l'aventure ${n}` }, "OK"));
+  h("button", { type: "submit", "data-action": "set-title", "data-adventure": n, disabled: !changed, "aria-label": t("ui.existentiel.save_title", { adventure: n }) }, t("ui.existentiel.ok")));
 }
 
 function titlesEditor(state, action, ctx) {
-  const { fr, en } = sentence("existentiel.death_offer");
   return h("details", { class: "card", id: "titles", open: draft.titlesOpen || null, ontoggle: (e) => { draft.titlesOpen = e.target.open; } },
-    h("summary", {}, "Titres des aventures ", h("small", { lang: "en" }, "Adventure titles")),
-    h("p", { class: "hint" }, `Les ${state.titles.length} aventures de la table. ${fr}`, h("small", { class: "en", lang: "en" }, en)),
+    h("summary", {}, t("ui.existentiel.titles")),
+    h("p", { class: "hint" }, h("span", {}, t("ui.existentiel.titles_hint", { count: state.titles.length })), " ",
+      h("span", {}, t("existentiel.death_offer"))),
     numbers(state).map((n) => titleRow(state, n, action, ctx)));
 }
 
@@ -504,7 +502,7 @@ export function view(root, state, { code }) {
     state.over ? null : phaseBanner(state, players),
     state.over ? null : rendezvousCard(state, code),
     h("section", { class: "card" },
-      h("h2", {}, "Aventurier·ères ", h("small", { lang: "en" }, "Players")),
+      h("h2", {}, t("ui.existentiel.players")),
       h("div", { class: "players" }, state.players.map((p) => viewPlayer(state, p, code))),
       legend()),
   );
@@ -513,8 +511,7 @@ export function view(root, state, { code }) {
 // --- one player's own page ---------------------------------------------------------------------------
 
 function atDeath() {
-  const { fr, en } = sentence("existentiel.lived_at_death");
-  return h("small", { title: en }, " — ", fr);
+  return h("small", {}, " — ", h("span", {}, t("existentiel.lived_at_death")));
 }
 
 function adventureRow(state, p, n) {
@@ -523,34 +520,35 @@ function adventureRow(state, p, n) {
     h("span", { class: `square sq-${s}`, "aria-hidden": "true" }, n),
     h("span", { class: "adventure-title" }, state.titles[n - 1],
       n === state.death ? atDeath() : null),
-    h("span", { class: `state-label st-${s}` }, s === "none" ? "—" : SQUARE_WORDS[s][0],
-      refusedBefore(p, n, s) ? h("small", { class: "also-refused" }, " (refusée avant)") : null));
+    h("span", { class: `state-label st-${s}` }, s === "none" ? "—" : squareWords(s),
+      refusedBefore(p, n, s) ? [" ", h("small", { class: "also-refused" }, t("ui.existentiel.refused_before_short"))] : null));
 }
 
 export function player(root, state, { code, player: id }) {
   if (unchanged(root, "player", state, code, id)) return;
   const p = byId(state)[id];
   if (!p) {
-    fill(root, h("section", { class: "card" }, h("p", {}, "Joueur·euse inconnu·e à cette table."), h("a", { href: `/t/${code}` }, "← La table")));
+    fill(root, h("section", { class: "card" }, h("p", {}, t("ui.existentiel.unknown_player")),
+      h("a", { href: `/t/${code}` }, t("ui.existentiel.back"))));
     return;
   }
   const completed = p.completed.length;
   const count = state.titles.length;
   fill(root,
-    h("p", {}, h("a", { href: `/t/${code}`, id: "back-to-table", class: "button secondary" }, "← La table ", h("small", { lang: "en" }, "back to the table"))),
+    h("p", {}, h("a", { href: `/t/${code}`, id: "back-to-table", class: "button secondary" }, t("ui.existentiel.back"))),
     h("section", { class: `card player-page${p.status !== "playing" ? " is-out" : ""}`, "data-player": p.id },
       h("div", { class: "player-head" }, h("h1", { class: "player-name" }, p.name), statusPills(p)),
       h("dl", { class: "facts" },
-        h("div", {}, h("dt", {}, "Jokers"), h("dd", {}, jokersEl(p))),
-        h("div", {}, h("dt", {}, "Score"), h("dd", { "data-score": p.score ?? "" }, p.score ?? "—")),
-        h("div", {}, h("dt", {}, "Réalisées"), h("dd", { "data-completed": completed }, `${completed} / ${state.petit_chelem}`)),
-        h("div", {}, h("dt", {}, "Né·e en"), h("dd", {}, MONTHS[p.birth_month - 1]))),
+        h("div", {}, h("dt", {}, t("ui.existentiel.fact.jokers")), h("dd", {}, jokersEl(p))),
+        h("div", {}, h("dt", {}, t("ui.existentiel.fact.score")), h("dd", { "data-score": p.score ?? "" }, p.score ?? "—")),
+        h("div", {}, h("dt", {}, t("ui.existentiel.fact.completed")), h("dd", { "data-completed": completed }, `${completed} / ${state.petit_chelem}`)),
+        h("div", {}, h("dt", {}, t("ui.existentiel.fact.born")), h("dd", {}, month(p.birth_month)))),
       nowLine(state, p),
       reasonEl(p),
       p.title === "maitre" ? noteEl({ code: "existentiel.petit_chelem", params: {} }) : null),
     state.rendezvous && !state.over ? rendezvousCard(state, code) : null,
     h("section", { class: "card" },
-      h("h2", {}, `Les ${count} aventures `, h("small", { lang: "en" }, `The ${count} adventures`)),
+      h("h2", {}, t("ui.existentiel.adventures", { count })),
       h("ol", { class: "adventure-list", id: "adventures" }, numbers(state).map((n) => adventureRow(state, p, n)))),
   );
 }

@@ -4,63 +4,89 @@
 // closed round, a chart of totals round by round, the winners). A table whose rounds are played
 // through card by card (option mode "tracker") is drawn by gjdlv_play.js, with the parts exported here.
 // Drawn from the engine's view alone: the cards in play from state.deck, buttons from state.actions,
-// numbers from the view, rule sentences from the catalogue, what each GM does to a GF from the
-// engine's "fecundations" check.
+// numbers from the view, what each GM does to a GF from the engine's "fecundations" check, and every
+// word from the catalogue in the page's one language (the interface's `ui.gjdlv.*`, the engine's codes).
 // Cards use the engine's notation (rank then suit: "4H", "10S", "QD") in data-card attributes; they are
-// shown in French (R D V for Roi Dame Valet) with the suit symbols in colour.
+// shown with the page's letters for the pictures (R D V in French, K Q J in English) and the suit
+// symbols in colour; screen readers hear their names ("Roi de cœur", "King of hearts").
 import { byId, fill, h } from "../ui.js";
-import { sentence } from "../messages.js";
+import { has, t } from "../i18n.js";
 import { actionsOf, checkAnswers, record } from "../actions.js";
 import { trackerReferee, trackerView } from "./gjdlv_play.js";
 
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
 const INK = { S: "black", C: "black", H: "red", D: "red" };
-const SUIT_FR = { S: "pique", C: "trèfle", H: "cœur", D: "carreau" };
-const RANK_FR = { J: "V", Q: "D", K: "R" };
-const RANK_NAME_FR = { A: "As", J: "Valet", Q: "Dame", K: "Roi" };
+// The ranks the catalogue words (letter and name); the numbers are shown as they are.
+const WORDED = new Set(["A", "J", "Q", "K"]);
+const PICTURES = new Set(["J", "Q", "K"]);
 // One colour and one dash per seat: lines that cross or overlap stay apart in the chart.
 const COLORS = ["#ffb347", "#5fd38d", "#6fb6ff", "#ff7eb6", "#c59bff", "#f0e16a"];
 const DASHES = ["", "7 4", "2 4", "10 4 2 4", "4 3", "1 3"];
 
 const rankOf = (card) => card.slice(0, -1);
 const suitOf = (card) => card.slice(-1);
-// Layout only: the picture cards (Valet, Dame, Roi) get a row of their own under the numbers.
-const isPicture = (card) => rankOf(card) in RANK_FR;
+// Layout only: the picture cards (Jack, Queen, King) get a row of their own under the numbers.
+const isPicture = (card) => PICTURES.has(rankOf(card));
 export const colorOf = (state, pid) => COLORS[state.players.findIndex((p) => p.id === pid) % COLORS.length];
 const dashOf = (state, pid) => DASHES[state.players.findIndex((p) => p.id === pid) % DASHES.length];
 export const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
-const plural = (n, one, many) => `${n} ${n > 1 || n === 0 ? many : one}`;
 
 // --- the engine's words and actions ------------------------------------------------------------
 
-// A catalogue sentence: French, the English under it.
-export function said(tag, attrs, code, params = {}) {
-  const { fr, en } = sentence(code, params);
-  return h(tag, attrs, fr, " ", h("small", { class: "gj-en", lang: "en" }, en));
+// The catalogue key for a count: none, one or many (a wording choice, not a rule).
+export function counted(key, count) {
+  return `${key}_${count === 0 ? "none" : count === 1 ? "one" : "many"}`;
+}
+
+// An emoji before a sentence, kept out of the sentence's text.
+export function icon(symbol) {
+  return h("span", { class: "gj-icon", "aria-hidden": "true" }, symbol);
+}
+
+// A catalogue sentence (an engine code or an interface key), whole, with its cards and players
+// written out.
+export function said(tag, attrs, code, params = {}, players = {}) {
+  return h(tag, attrs, pretty(t(code, params), players));
+}
+
+// "Label value": the label one catalogue string, the value data in its own element.
+export function fact(key, value, attrs = {}) {
+  return h("span", attrs, h("span", { class: "gj-label-text" }, t(key)), " ", value);
+}
+
+// The EG (or CC) of a newborn, an embryo or a GM under a GF.
+export function gapTag({ cc, eg }) {
+  return cc ? t("ui.gjdlv.cc") : eg === null || eg === undefined ? null : t("ui.gjdlv.eg", { eg });
 }
 
 const answerTo = checkAnswers();
 
 // --- cards ---------------------------------------------------------------------------------------
 
-function cardName(card) {
-  const rank = rankOf(card);
-  return `${RANK_NAME_FR[rank] || rank} de ${SUIT_FR[suitOf(card)]}`;
+// The rank as the page's language writes it on a card: R D V or K Q J for the pictures.
+function rankLetter(rank) {
+  return WORDED.has(rank) ? t(`ui.gjdlv.rank_letter.${rank}`) : rank;
 }
 
-// A card as the table sees it: the French rank, then the suit symbol in its colour.
+export function cardName(card) {
+  const rank = rankOf(card);
+  return t("ui.gjdlv.card_name", { rank: WORDED.has(rank) ? t(`ui.gjdlv.rank_name.${rank}`) : rank,
+    suit: t(`ui.gjdlv.suit_name.${suitOf(card)}`) });
+}
+
+// A card as the table sees it: the rank, then the suit symbol in its colour.
 export function face(card) {
   const suit = suitOf(card);
   return h("span", { class: "gj-face", role: "img", "aria-label": cardName(card), "data-face": card },
-    h("span", { class: "gj-rank", "aria-hidden": "true" }, RANK_FR[rankOf(card)] || rankOf(card)),
+    h("span", { class: "gj-rank", "aria-hidden": "true" }, rankLetter(rankOf(card))),
     h("span", { class: `gj-suit ${INK[suit]}`, "aria-hidden": "true" }, SUIT_SYMBOL[suit]));
 }
 
-// Card codes inside the engine's sentences ("4S", "QD") written with their suit symbols, and
-// player ids ("p3", in a contest's answer) with their names.
-export function pretty(text, lang, players = {}) {
+// Card codes inside the engine's sentences ("4S", "QD") written with the page's letters and their
+// suit symbols, and player ids ("p3", in a contest's answer) with their names.
+export function pretty(text, players = {}) {
   return String(text)
-    .replace(/\b(10|[A2-9JQK])([SCHD])\b/g, (_, rank, suit) => `${lang === "fr" ? RANK_FR[rank] || rank : rank}${SUIT_SYMBOL[suit]}`)
+    .replace(/\b(10|[A2-9JQK])([SCHD])\b/g, (_, rank, suit) => `${rankLetter(rank)}${SUIT_SYMBOL[suit]}`)
     .replace(/\bp\d+\b/g, (id) => players[id]?.name ?? id);
 }
 
@@ -89,7 +115,7 @@ export function cardButton(card, { onclick, disabled = false, pressed = null, su
 // --- the round sheet (referee and table view) ---------------------------------------------------
 
 function newbornRow(row) {
-  const tag = row.name ? sentence(row.name).fr : row.cc ? "CC" : `EG ${row.eg}`;
+  const tag = row.name ? t(row.name) : gapTag(row);
   return h("li", { class: `gj-newborn${row.cc ? " cc" : ""}${row.royal ? " royal" : ""}`, "data-newborn": `${row.gf}-${row.gm}` },
     h("span", { class: "gj-pair" }, face(row.gf), h("span", { class: "gj-x", "aria-hidden": "true" }, "×"), face(row.gm)),
     h("span", { class: "gj-tag" }, tag),
@@ -104,9 +130,8 @@ function ccLine(p) {
 
 function formolLine(p) {
   if (!p.formol_line) return null;
-  const { fr, en } = sentence(p.formol_line.code, p.formol_line.params);
   return h("li", { class: "gj-formol", "data-formol": p.formol },
-    h("span", {}, `🧪 ${fr} `, h("small", { lang: "en" }, en)),
+    h("span", {}, icon("🧪"), " ", h("span", {}, t(p.formol_line.code, p.formol_line.params))),
     h("span", { class: "gj-points" }, p.formol));
 }
 
@@ -117,20 +142,21 @@ function sheet(state, p, seat = null) {
     h("header", { class: "gj-sheet-head" },
       h("span", { class: "gj-dot", "aria-hidden": "true" }),
       h("span", { class: "player-name" }, p.name),
-      first ? h("span", { class: "pill first" }, "commence") : null,
-      h("span", { class: "gj-round-score", "data-round-score": p.id, "aria-label": `Manche : ${p.round_score} points` }, p.round_score),
+      first ? h("span", { class: "pill first" }, t("ui.gjdlv.starts")) : null,
+      h("span", { class: "gj-round-score", "data-round-score": p.id, role: "img",
+        "aria-label": t("ui.gjdlv.round_score_label", { points: p.round_score }) }, p.round_score),
     ),
     seat ? seat(p) : null,
     p.newborns.length || p.formol_line ? h("ul", { class: "gj-rows" }, p.newborns.map(newbornRow), ccLine(p), formolLine(p))
-      : h("p", { class: "hint gj-empty" }, "Rien encore cette manche."),
+      : h("p", { class: "hint gj-empty" }, t("ui.gjdlv.nothing_yet")),
     h("footer", { class: "gj-sheet-foot" },
-      h("span", {}, sentence(p.round_line.code, p.round_line.params).fr),
-      h("span", { class: "muted" }, "Total ", h("strong", {}, p.total))));
+      h("span", {}, t(p.round_line.code, p.round_line.params)),
+      fact("ui.gjdlv.total", h("strong", {}, p.total), { class: "muted" })));
 }
 
 export function sheetsCard(state, title = true, seat = null) {
   return h("section", { class: "card gj-round", id: "round-sheet" },
-    title ? h("h2", {}, `Manche ${state.round} `, h("small", {}, `sur ${state.rounds} · round sheet`)) : null,
+    title ? h("h2", {}, t("ui.gjdlv.round_of", { round: state.round, rounds: state.rounds })) : null,
     h("div", { class: "gj-sheets" }, state.players.map((p) => sheet(state, p, seat))));
 }
 
@@ -138,26 +164,31 @@ export function sheetsCard(state, title = true, seat = null) {
 
 export function winnerBanner(state) {
   if (!state.outcome) return null;
-  const { fr, en } = sentence(state.outcome.reason, state.outcome.params);
   return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
-    `🏆 ${fr}`, h("small", { class: "gj-block", lang: "en" }, en));
+    icon("🏆"), " ", h("span", { class: "winner-text" }, t(state.outcome.reason, state.outcome.params)));
 }
 
-// The engine's notes (the table's size, the Queen's take), each in both languages.
+// The engine's notes (the table's size, the Queen's take, the last lap).
 export function noteCard(state) {
   if (!state.notes.length) return null;
+  const players = byId(state);
   return h("section", { class: "card gj-note", id: "notes" },
-    state.notes.map(({ code, params }) => said("p", { class: "gj-note-line", "data-note": code }, code, params)));
+    state.notes.map(({ code, params }) => said("p", { class: "gj-note-line", "data-note": code }, code, params, players)));
+}
+
+// "Round 3 / 9": the label a catalogue string, the numbers data.
+export function roundFact(state) {
+  return h("span", {}, h("span", { class: "gj-label-text" }, t("ui.gjdlv.round")), " ",
+    h("strong", { "data-round": state.round }, state.round), h("span", {}, ` / ${state.rounds}`));
 }
 
 function statusCard(state, players) {
   if (state.over) return null;
   return h("section", { class: "card" },
     h("div", { class: "status-line" },
-      h("span", {}, "Manche ", h("strong", { "data-round": state.round }, state.round), ` / ${state.rounds}`),
-      h("span", {}, "Commence : ", h("strong", { "data-first": state.first_player }, players[state.first_player].name)),
-      h("span", { class: "pill", "data-rules": state.rules }, state.rules === "abondantes" ? "Règles Abondantes" : "Simples Règles")),
-    h("small", { lang: "en", class: "gj-status-en" }, `Round ${state.round} of ${state.rounds} · ${players[state.first_player].name} starts`));
+      roundFact(state),
+      fact("ui.gjdlv.first", h("strong", { "data-first": state.first_player }, players[state.first_player].name)),
+      h("span", { class: "pill", "data-rules": state.rules }, t(`ui.gjdlv.rules.${state.rules}`))));
 }
 
 // --- referee ------------------------------------------------------------------------------------
@@ -182,7 +213,7 @@ export function referee(root, state, ctx) {
   if (state.play) return trackerReferee(root, state, ctx);
   fill(root,
     winnerBanner(state),
-    state.over ? h("p", { class: "hint center" }, "Partie terminée. « Annuler » rouvre la dernière manche si la table le préfère.") : null,
+    state.over ? h("p", { class: "hint center" }, t("ui.gjdlv.over_hint")) : null,
     noteCard(state),
     statusCard(state, players),
     queenCards(state, players, ctx),
@@ -209,8 +240,8 @@ function gmGrid(state, ctx, gf, send) {
   const byGm = Object.fromEntries(rows.map((row) => [row.gm, row]));
   return cardGrid(rows.map((row) => row.gm), (card) => {
     const row = byGm[card];
-    const sub = row.cc ? "CC" : row.eg !== null ? `EG ${row.eg}` : null;
-    const label = row.used ? "déjà notée" : row.points !== null ? `${row.points} pts` : null;
+    const sub = gapTag(row);
+    const label = row.used ? t("ui.gjdlv.already_recorded") : row.points !== null ? t("ui.gjdlv.points", { points: row.points }) : null;
     return cardButton(card, { disabled: !row.allowed, sub, label, extraClass: row.cc ? "cc" : "", onclick: () => send(card) });
   }, { "data-grid": "gm" });
 }
@@ -231,38 +262,38 @@ function newbornPicker(state, players, ctx) {
   };
   let step;
   if (!player) {
-    step = h("p", { class: "hint gj-step" }, "1. Qui met au monde ? ", h("small", {}, "Who gives birth?"));
+    step = h("p", { class: "hint gj-step" }, t("ui.gjdlv.step.player"));
   } else if (!gf) {
     step = [
-      h("p", { class: "hint gj-step" }, "2. Gamète Femelle ", h("small", {}, "female gamete, red")),
+      h("p", { class: "hint gj-step" }, t("ui.gjdlv.step.gf")),
       cardGrid(state.deck.gf, (card) => {
         const royal = state.royal_points[rankOf(card)];
         return cardButton(card, {
-          disabled: used.has(card), label: used.has(card) ? "déjà notée" : null,
-          sub: royal === undefined ? null : `${royal} pts`,
+          disabled: used.has(card), label: used.has(card) ? t("ui.gjdlv.already_recorded") : null,
+          sub: royal === undefined ? null : t("ui.gjdlv.points", { points: royal }),
           onclick: () => pick("gf", card),
         });
       }, { "data-grid": "gf" }),
     ];
   } else {
     step = [
-      h("p", { class: "hint gj-step" }, "3. Gamète Mâle : la naissance est notée ", h("small", {}, "male gamete, black")),
+      h("p", { class: "hint gj-step" }, t("ui.gjdlv.step.gm")),
       gmGrid(state, ctx, gf, send),
     ];
   }
   return h("section", { class: "card gj-picker", id: "newborn-picker" },
     h("div", { class: "gj-picker-head" },
-      h("h2", {}, "Naissance ", h("small", {}, "Newborn")),
+      h("h2", {}, t("ui.gjdlv.newborn")),
       h("div", { class: "gj-crumbs", "aria-live": "polite" },
         player ? h("button", { type: "button", class: "gj-crumb", "data-action": "change-player", style: `--pc:${colorOf(state, player)}`,
-          "aria-label": `Changer de joueur·euse (${players[player].name})`, onclick: () => pick("player", null) },
+          "aria-label": t("ui.gjdlv.change_player", { name: players[player].name }), onclick: () => pick("player", null) },
           h("span", { class: "gj-dot", "aria-hidden": "true" }), players[player].name) : null,
-        gf ? h("button", { type: "button", class: "gj-crumb gj-crumb-card", "data-action": "change-gf", "aria-label": `Changer le GF ${cardName(gf)}`,
+        gf ? h("button", { type: "button", class: "gj-crumb gj-crumb-card", "data-action": "change-gf", "aria-label": t("ui.gjdlv.change_gf", { card: cardName(gf) }),
           onclick: () => pick("gf", null) }, face(gf)) : null,
-        player ? h("button", { type: "button", class: "secondary gj-clear", "data-action": "clear-newborn", "aria-label": "Effacer",
+        player ? h("button", { type: "button", class: "secondary gj-clear", "data-action": "clear-newborn", "aria-label": t("ui.gjdlv.clear"),
           onclick: () => { draft.player = null; draft.gf = null; ctx.render(); } }, "✕") : null)),
     step,
-    player ? null : h("div", { class: "gj-chips", role: "group", "aria-label": "Joueur·euse" }, births.map((action) =>
+    player ? null : h("div", { class: "gj-chips", role: "group", "aria-label": t("ui.gjdlv.player") }, births.map((action) =>
       h("button", { type: "button", class: "gj-chip", "data-player": action.player, "data-pick": "player",
         style: `--pc:${colorOf(state, action.player)}`, onclick: () => pick("player", action.player) }, players[action.player].name))));
 }
@@ -271,15 +302,14 @@ function abortionCard(state, ctx) {
   const listed = actionsOf(state, "abortion");
   if (!listed.length) return null;
   const players = byId(state);
-  const hint = sentence("gjdlv.abortion_hint", { per_abortion: state.per_abortion });
   return h("section", { class: "card", id: "abortions" },
-    h("h2", {}, "Avortement ", h("small", {}, `Abortion · ${hint.fr}`)),
+    h("h2", {}, h("span", {}, t("ui.gjdlv.abortion")), " ", h("small", {}, t("gjdlv.abortion_hint", { per_abortion: state.per_abortion }))),
     h("div", { class: "gj-chips" }, listed.map((action) => {
       const p = players[action.player];
       return h("button", { type: "button", class: "gj-chip", "data-action": "abortion", "data-player": p.id,
-        style: `--pc:${colorOf(state, p.id)}`, "aria-label": `Avortement par ${p.name}`,
+        style: `--pc:${colorOf(state, p.id)}`, "aria-label": t("ui.gjdlv.abortion_by", { name: p.name }),
         onclick: () => record(ctx, action) },
-        `🧪 ${p.name}`, p.abortions ? h("span", { class: "gj-badge" }, `×${p.abortions}`) : null);
+        icon("🧪"), " ", p.name, p.abortions ? h("span", { class: "gj-badge" }, `×${p.abortions}`) : null);
     })));
 }
 
@@ -288,17 +318,17 @@ function abortionCard(state, ctx) {
 export function queenCards(state, players, ctx) {
   const takes = actionsOf(state, "steal_newborn");
   const thieves = [...new Set(takes.map((action) => action.player))];
-  const queen = sentence("gjdlv.royal.Q");
   return thieves.map((thief) =>
     h("section", { class: "card gj-queen", "data-queen": thief },
-      h("h2", {}, `👑 ${players[thief].name} — ${queen.fr} `, h("small", {}, `${queen.en} · Queen's take`)),
+      h("h2", {}, icon("👑"), " ", h("span", {}, t("ui.gjdlv.royal_of", { name: players[thief].name, royal: t("gjdlv.royal.Q") })), " ",
+        h("small", {}, t("ui.gjdlv.queen_take"))),
       h("div", { class: "gj-steal" }, takes.filter((action) => action.player === thief).map((action) => {
         const victim = players[action.from];
         const last = victim.newborns.at(-1);
         return h("button", { type: "button", class: "gj-target", "data-action": "steal", "data-player": thief, "data-from": victim.id,
           onclick: () => record(ctx, action) },
           h("span", { class: "player-name" }, victim.name),
-          last ? h("span", { class: "gj-pair" }, face(last.gf), h("span", { class: "gj-x" }, "×"), face(last.gm), h("small", {}, ` ${last.points} pts`)) : null);
+          last ? h("span", { class: "gj-pair" }, face(last.gf), h("span", { class: "gj-x" }, "×"), face(last.gm), " ", h("small", {}, t("ui.gjdlv.points", { points: last.points }))) : null);
       }))));
 }
 
@@ -306,53 +336,51 @@ export function closeCard(state, ctx) {
   const action = actionsOf(state, "close_round")[0];
   if (!action) return null;
   const last = state.last_round;
-  const label = last ? `Clore la dernière manche (${state.round}/${state.rounds})` : `Clore la manche ${state.round}/${state.rounds}`;
+  const label = t(last ? "ui.gjdlv.close_last" : "ui.gjdlv.close_round", { round: state.round, rounds: state.rounds });
   if (!draft.confirm) {
     return h("section", { class: "card", id: "close-round" },
       h("button", { type: "button", class: "big-button", "data-action": "close-round", onclick: () => { draft.confirm = true; ctx.render(); } },
-        `✓ ${label}`), h("small", { class: "center gj-block" }, last ? "Close the last round" : "Close the round"));
+        icon("✓"), " ", h("span", {}, label)));
   }
   return h("section", { class: "card gj-confirm", id: "close-round" },
-    h("h2", {}, `${label} ? `, h("small", {}, "Confirm")),
+    h("h2", {}, t("ui.gjdlv.close_confirm", { label })),
     h("table", { class: "sheet-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "Manche"), h("th", {}, "Total"))),
+      h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, t("ui.gjdlv.round")), h("th", {}, t("ui.gjdlv.total")))),
       h("tbody", {}, state.players.map((p) => h("tr", { "data-confirm": p.id },
         h("td", {}, p.name), h("td", {}, h("strong", {}, signed(p.round_score))), h("td", {}, p.projected_total))))),
     last ? said("p", { class: "hint", "data-rule": "gjdlv.game_ends" }, "gjdlv.game_ends") : null,
     h("div", { class: "gj-two" },
-      h("button", { type: "button", class: "secondary", "data-action": "cancel-close", onclick: () => { draft.confirm = false; ctx.render(); } }, "Reprendre"),
+      h("button", { type: "button", class: "secondary", "data-action": "cancel-close", onclick: () => { draft.confirm = false; ctx.render(); } }, t("ui.gjdlv.resume")),
       h("button", { type: "button", class: "primary", "data-action": "confirm-close", onclick: async () => {
         if (await record(ctx, action)) draft.confirm = false;
-      } }, "Confirmer")));
+      } }, t("ui.gjdlv.confirm"))));
 }
 
 // --- "Qui a raison ?": the engine's checks for table disputes ---------------------------------
 
+// Each check's slots: [field, the cards it offers, the catalogue key of its label]. The tab, the
+// question and the labels are worded by `ui.gjdlv.qa.*`.
 const CHECKS = {
-  fecundate: { fr: "Fécondation", en: "Fecundation", question: "Ce GM peut-il féconder ce GF ?",
-    slots: [["gf", "gf", "GF"], ["gm", "gm", "GM"]] },
-  surrogate: { fr: "Mère porteuse", en: "Surrogacy", question: "Ce GM peut-il mère-porter cet embryon ?",
-    slots: [["gf", "gf", "GF de l'embryon"], ["gm", "gm", "GM de l'embryon"], ["new_gm", "gm", "Nouveau GM"]] },
-  abortion: { fr: "Avortement", en: "Abortion", question: "Cette carte avorte-t-elle cette fécondation ?",
-    slots: [["gm", "gm", "GM qui féconde"], ["answer", "gm", "Carte jouée"]] },
-  ejaculation: { fr: "Éjaculation", en: "Held-back contest", question: "Qui remporte ce GF ? (GM de chaque éjaculation)",
-    slots: [["gf", "gf", "GF"]] },
-  bonus: { fr: "Bonus impérial", en: "Imperial bonus", question: "Qu'annule ce bonus ?",
-    slots: [["card", "imperial", "Carte bonus"]] },
+  fecundate: [["gf", "gf", "gf"], ["gm", "gm", "gm"]],
+  surrogate: [["gf", "gf", "embryo_gf"], ["gm", "gm", "embryo_gm"], ["new_gm", "gm", "new_gm"]],
+  abortion: [["gm", "gm", "fecundating_gm"], ["answer", "gm", "played_card"]],
+  ejaculation: [["gf", "gf", "gf"]],
+  bonus: [["card", "imperial", "bonus_card"]],
 };
 // The cards a slot offers: the table's GF or GM (state.deck), or its imperials (the black pictures).
 function slotCards(state, kind) {
   return kind === "imperial" ? state.deck.gm.filter(isPicture) : state.deck[kind];
 }
-const AGAINST = [["abortion", "un avortement"], ["surrogacy", "une mère porteuse"], ["fecundation", "une fécondation"]];
+const AGAINST = ["abortion", "surrogacy", "fecundation"];
 
 function qaState() {
   if (!draft.qa) draft.qa = { check: "fecundate", cards: {}, active: "gf", against: null, answer: null, asked: null };
   return draft.qa;
 }
 
+// [field, cards, label, optional]: a contest adds one optional GM per player, labelled by their name.
 function slotsOf(state, name) {
-  const slots = CHECKS[name].slots;
+  const slots = CHECKS[name].map(([key, kind, label]) => [key, kind, t(`ui.gjdlv.qa.slot.${label}`)]);
   if (name !== "ejaculation") return slots;
   return [...slots, ...state.players.map((p) => [`gms.${p.id}`, "gm", p.name, true])];
 }
@@ -378,11 +406,11 @@ async function ask(state, ctx) {
   let answer;
   try {
     answer = await ctx.check(qa.check, params);
-    // The engine words its answers; the catalogue words one that came without its sentences.
-    if (!answer.messages) answer = { ...answer, messages: sentence(answer.code, { ...answer, ...answer.params }) };
+    // Worded here, in the page's language, from the code and the answer's own fields.
+    answer = { ...answer, text: t(answer.code, { ...answer, ...answer.params }) };
   } catch (err) {
     const code = err.code ?? err.message;
-    answer = { ok: false, code, messages: err.messages ?? sentence(code, err.params), refused: true };
+    answer = { ok: false, code, text: has(code) ? t(code, err.params ?? {}) : err.message, refused: true };
   }
   if (qa.asked !== key) return; // a later question was asked meanwhile
   qa.answer = answer;
@@ -391,7 +419,6 @@ async function ask(state, ctx) {
 
 export function quiARaison(state, players, ctx) {
   const qa = qaState();
-  const spec = CHECKS[qa.check];
   const slots = slotsOf(state, qa.check);
   const activeSlot = slots.find(([key]) => key === qa.active);
   const choose = (card) => {
@@ -409,20 +436,20 @@ export function quiARaison(state, players, ctx) {
     const [key, kind] = activeSlot;
     const optional = activeSlot[3];
     grid = h("div", { class: "gj-qa-grid" },
-      h("p", { class: "hint" }, `${activeSlot[2]} : touchez une carte ${kind === "gf" ? "rouge" : "noire"}`),
+      h("p", { class: "hint" }, t(kind === "gf" ? "ui.gjdlv.qa.touch_red" : "ui.gjdlv.qa.touch_black", { slot: activeSlot[2] })),
       optional ? h("button", { type: "button", class: "secondary gj-none", "data-action": "no-gm", onclick: () => {
         delete qa.cards[key];
         choose(null);
-      } }, `${activeSlot[2]} n'éjacule pas `, h("small", {}, "no ejaculation")) : null,
+      } }, t("ui.gjdlv.qa.no_ejaculation", { name: activeSlot[2] })) : null,
       cardGrid(slotCards(state, kind), (card) => cardButton(card, { pressed: qa.cards[key] === card, onclick: () => choose(card) }), { "data-grid": `qa-${key}` }));
   }
   const answer = qa.answer;
   return h("details", { class: "card gj-qa", id: "qui-a-raison", open: draft.qaOpen || null,
     ontoggle: (e) => { draft.qaOpen = e.target.open; } },
-    h("summary", {}, "⚖ Qui a raison ? ", h("small", {}, "Who's right? — the rules settle it")),
+    h("summary", {}, t("ui.gjdlv.qa.title")),
     // Imperial bonuses are black pictures: no tab when the table's deck has none.
-    h("div", { class: "gj-tabs", role: "group", "aria-label": "Question" }, Object.entries(CHECKS)
-      .filter(([name]) => name !== "bonus" || slotCards(state, "imperial").length).map(([name, c]) =>
+    h("div", { class: "gj-tabs", role: "group", "aria-label": t("ui.gjdlv.qa.question") }, Object.keys(CHECKS)
+      .filter((name) => name !== "bonus" || slotCards(state, "imperial").length).map((name) =>
       h("button", { type: "button", "data-check": name, "aria-pressed": String(qa.check === name),
         onclick: () => {
           const keep = { gf: qa.cards.gf };
@@ -430,24 +457,22 @@ export function quiARaison(state, players, ctx) {
           qa.active = slotsOf(state, name).find(([key]) => !qa.cards[key])?.[0] ?? null;
           ctx.render();
           if (qaRequest(state, qa) && name !== "ejaculation") ask(state, ctx);
-        } }, c.fr, h("small", {}, c.en)))),
-    h("p", { class: "gj-question" }, spec.question),
+        } }, t(`ui.gjdlv.qa.tab.${name}`)))),
+    h("p", { class: "gj-question" }, t(`ui.gjdlv.qa.ask.${qa.check}`)),
     h("div", { class: "gj-slots" }, slots.map(([key, , label, optional]) =>
       h("button", { type: "button", class: "gj-slot", "data-slot": key, "aria-pressed": String(qa.active === key),
         onclick: () => { qa.active = qa.active === key ? null : key; ctx.render(); } },
         h("small", {}, label), qa.cards[key] ? face(qa.cards[key]) : h("span", { class: "gj-empty-slot" }, optional ? "—" : "?")))),
-    qa.check === "bonus" ? h("div", { class: "gj-tabs gj-against", role: "group", "aria-label": "Contre" },
-      h("span", { class: "hint" }, "contre"),
-      AGAINST.map(([value, label]) => h("button", { type: "button", "data-against": value, "aria-pressed": String(qa.against === value),
-        onclick: () => { qa.against = value; qa.answer = null; ctx.render(); ask(state, ctx); } }, label))) : null,
+    qa.check === "bonus" ? h("div", { class: "gj-tabs gj-against", role: "group", "aria-label": t("ui.gjdlv.qa.against") },
+      h("span", { class: "hint" }, t("ui.gjdlv.qa.against")),
+      AGAINST.map((value) => h("button", { type: "button", "data-against": value, "aria-pressed": String(qa.against === value),
+        onclick: () => { qa.against = value; qa.answer = null; ctx.render(); ask(state, ctx); } }, t(`ui.gjdlv.qa.against.${value}`)))) : null,
     grid,
     qa.check === "ejaculation" ? h("button", { type: "button", class: "primary", "data-action": "run-check",
-      disabled: !qa.cards.gf, onclick: () => { qa.active = null; ask(state, ctx); } }, "Qui l'emporte ?") : null,
+      disabled: !qa.cards.gf, onclick: () => { qa.active = null; ask(state, ctx); } }, t("ui.gjdlv.qa.who_wins")) : null,
     answer ? h("div", { class: `gj-answer ${answer.ok ? "yes" : "no"}`, "data-answer": answer.code, "data-ok": String(Boolean(answer.ok)), role: "status" },
       h("span", { class: "gj-verdict", "aria-hidden": "true" }, answer.ok ? "✔" : "✘"),
-      h("div", {},
-        h("p", { class: "fr" }, pretty(answer.messages?.fr ?? answer.message ?? answer.code, "fr", players)),
-        answer.messages?.en ? h("small", { lang: "en" }, pretty(answer.messages.en, "en", players)) : null)) : null);
+      h("p", { class: "gj-answer-text" }, pretty(answer.text, players))) : null);
 }
 
 // --- table view ---------------------------------------------------------------------------------
@@ -455,15 +480,16 @@ export function quiARaison(state, players, ctx) {
 export function standingsCard(state) {
   const players = byId(state);
   return h("section", { class: "card", id: "standings" },
-    h("h2", {}, "Classement ", h("small", {}, state.over ? "Final standings" : "Standings")),
-    state.over ? null : h("p", { class: "hint" }, `Après ${plural(state.rounds_closed, "manche", "manches")} sur ${state.rounds}`),
+    h("h2", {}, t(state.over ? "ui.gjdlv.final_standings" : "ui.gjdlv.standings")),
+    state.over ? null : h("p", { class: "hint" },
+      t(counted("ui.gjdlv.after_rounds", state.rounds_closed), { count: state.rounds_closed, rounds: state.rounds })),
     h("ol", { class: "gj-standings" }, state.standings.map(({ player, rank, total }) => {
       const p = players[player];
       return h("li", { "data-standing": p.id, "data-rank": rank, style: `--pc:${colorOf(state, p.id)}`, class: state.winners.includes(p.id) ? "won" : null },
         h("span", { class: "gj-rank-n" }, state.winners.includes(p.id) ? "🏆" : `${rank}`),
         h("span", { class: "gj-dot", "aria-hidden": "true" }),
         h("span", { class: "player-name" }, p.name),
-        !state.over && p.round_score ? h("small", { class: "gj-live" }, `${signed(p.round_score)} en cours`) : null,
+        !state.over && p.round_score ? h("small", { class: "gj-live" }, t("ui.gjdlv.live", { score: signed(p.round_score) })) : null,
         h("strong", { class: "gj-total", "data-total": p.id }, total));
     })));
 }
@@ -477,7 +503,7 @@ export function roundsCard(state) {
       state.players.map((p) => h("td", { "data-round-score": `${r + 1}/${p.id}` }, p.round_scores[r]))));
   }
   return h("section", { class: "card", id: "rounds" },
-    h("h2", {}, "Manches ", h("small", {}, "Closed rounds")),
+    h("h2", {}, t("ui.gjdlv.closed_rounds")),
     h("div", { class: "gj-scroll" }, h("table", { class: "sheet-table gj-rounds-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), state.players.map((p) =>
         h("th", { scope: "col", style: `--pc:${colorOf(state, p.id)}`, title: p.name },
@@ -524,19 +550,19 @@ export function chartCard(state) {
   for (let r = 0; r <= state.rounds; r++) {
     grid.push(svg("text", { x: x(r), y: H - 10, "text-anchor": "middle", class: `gj-tick${r <= closed ? "" : " later"}` }, r));
   }
-  const label = `Totaux manche par manche — ${state.players.map((p, i) =>
-    `${p.name} : ${series[i].slice(1).join(", ") || "0"}`).join(" ; ")}`;
+  const label = t("ui.gjdlv.chart_label", { series: state.players.map((p, i) =>
+    t("ui.gjdlv.chart_series", { name: p.name, totals: series[i].slice(1).join(", ") || "0" })).join(" ; ") });
   const lines = state.players.map((p, i) => svg("g", { "data-line": p.id, style: `--pc:${colorOf(state, p.id)}` },
     svg("polyline", { points: series[i].map((v, r) => `${x(r).toFixed(1)},${y(v).toFixed(1)}`).join(" "),
       class: "gj-line", "stroke-dasharray": dashOf(state, p.id) }),
     series[i].slice(1).map((v, r) => svg("circle", { cx: x(r + 1), cy: y(v), r: 3.5, class: "gj-point" }))));
   return h("section", { class: "card", id: "chart" },
-    h("h2", {}, "Totaux ", h("small", {}, "Totals round by round")),
+    h("h2", {}, t("ui.gjdlv.totals")),
     h("figure", { class: "gj-chart" },
       svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, class: "gj-svg" },
         svg("title", {}, label), grid, lines),
       h("figcaption", { class: "gj-legend" },
-        h("span", { class: "muted" }, "manches → "),
+        h("span", { class: "muted" }, t("ui.gjdlv.rounds_axis")),
         state.players.map((p) => h("span", { class: "gj-key", "data-key": p.id, style: `--pc:${colorOf(state, p.id)}` },
           svg("svg", { viewBox: "0 0 28 8", width: 28, height: 8, "aria-hidden": "true" },
             svg("line", { x1: 1, x2: 27, y1: 4, y2: 4, class: "gj-line", "stroke-dasharray": dashOf(state, p.id) })),

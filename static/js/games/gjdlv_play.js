@@ -8,39 +8,26 @@
 // bottom for as long as the engine lists them. Undo is the page shell's dock.
 // Everything comes from the engine's view: the buttons from state.actions, the cards each offers from
 // state.play.choices (only the cards still possible that make the play legal), numbers and EG from
-// state.play and the sheet, sentences from the catalogue. Nothing here decides a rule: the engine
-// judges every tap again, and the shell shows its refusals.
+// state.play and the sheet, every word from the catalogue in the page's one language. Nothing here
+// decides a rule: the engine judges every tap again, and the shell shows its refusals.
 import { byId, fill, h } from "../ui.js";
-import { sentence } from "../messages.js";
+import { t } from "../i18n.js";
 import { checkAnswers, record } from "../actions.js";
 import {
-  cardButton, cardGrid, chartCard, closeCard, colorOf, face, noteCard, pretty, queenCards, quiARaison,
-  roundsCard, sheetsCard, standingsCard, winnerBanner,
+  cardButton, cardGrid, chartCard, closeCard, colorOf, counted, face, gapTag, icon, noteCard, queenCards, quiARaison,
+  roundFact, roundsCard, said, sheetsCard, standingsCard, winnerBanner,
 } from "./gjdlv.js";
 
 // Events drawn somewhere else than among the active player's moves.
 const ANSWERS = new Set(["abort", "cancel"]);
 const ASIDE = new Set([...ANSWERS, "remove_embryo", "steal_newborn", "close_round"]);
-// The phase's short name, for the pill; the engine's step sentence says the rest.
-const PHASES = {
-  deal: ["Distribution", "Deal"],
-  birth: ["Phase 0 · naissance", "Phase 0 · birth"],
-  ovulation: ["Phase 1 · ovulation", "Phase 1 · ovulation"],
-  action: ["Phase 2 · action", "Phase 2 · action"],
-  ejaculation: ["Phase 3 · éjaculation", "Phase 3 · contest"],
-  ended: ["Fin de manche", "Round over"],
-};
+// The phase's short name, for the pill (`ui.gjdlv.phase.<phase>`); the engine's step sentence says the rest.
+const PHASES = new Set(["deal", "birth", "ovulation", "action", "ejaculation", "ended"]);
 
 // An action's identity, whatever the order of its keys.
 const keyOf = (action) => JSON.stringify(Object.entries(action).sort(([a], [b]) => (a < b ? -1 : 1)));
 const choiceOf = (state, action) => state.play.choices.find((choice) => keyOf(choice.action) === keyOf(action));
 const seatOf = (state, pid) => state.play.seats.find((seat) => seat.player === pid);
-
-// A catalogue sentence with its cards and players written out: French, the English under it.
-function line(tag, attrs, code, params, players) {
-  const { fr, en } = sentence(code, params);
-  return h(tag, attrs, pretty(fr, "fr", players), " ", h("small", { class: "gj-en", lang: "en" }, pretty(en, "en", players)));
-}
 
 function pair(gf, gm) {
   return h("span", { class: "gj-pair" }, face(gf), h("span", { class: "gj-x", "aria-hidden": "true" }, "×"), face(gm));
@@ -48,8 +35,8 @@ function pair(gf, gm) {
 
 // What the engine says of an embryo: its EG, CC, or its royal name.
 function embryoTag(embryo) {
-  if (embryo.royal) return sentence(`gjdlv.royal.${embryo.royal}`).fr;
-  return embryo.cc ? "CC" : `EG ${embryo.eg}`;
+  if (embryo.royal) return t(`gjdlv.royal.${embryo.royal}`);
+  return gapTag(embryo);
 }
 
 // The EG (or CC) each GM would make with a GF, as the engine's "fecundations" check answers it:
@@ -58,7 +45,7 @@ const answerTo = checkAnswers();
 function gapsWith(state, ctx, gf) {
   const answer = gf ? answerTo(ctx, state, "fecundations", { gf }) : null;
   if (!answer) return {};
-  return Object.fromEntries(answer.gms.map((row) => [row.gm, row.cc ? "CC" : row.eg === null ? null : `EG ${row.eg}`]));
+  return Object.fromEntries(answer.gms.map((row) => [row.gm, { label: gapTag(row), cc: row.cc }]));
 }
 
 // --- what the referee has tapped but not sent yet ---------------------------------------------------
@@ -90,41 +77,40 @@ async function play(ctx, action, supplied = {}) {
 
 function turnBar(state, players) {
   const { play: round } = state;
-  const [fr, en] = PHASES[round.phase] || [round.phase, round.phase];
   const announcer = round.last_lap ? players[round.last_lap] : null;
   return h("section", { class: "gj-turn", id: "turn", "data-active": round.active, "data-phase": round.phase,
     style: `--pc:${colorOf(state, round.active)}`, "aria-live": "polite" },
     h("div", { class: "gj-turn-head" },
       h("span", { class: "gj-dot", "aria-hidden": "true" }),
       h("strong", { class: "player-name gj-turn-name", "data-turn": round.active }, players[round.active].name),
-      h("span", { class: "pill gj-phase", title: en }, fr),
-      round.gf ? h("span", { class: "gj-revealed", "data-revealed": round.gf, title: "GF révélé · revealed GF" }, face(round.gf)) : null),
-    line("p", { class: "gj-turn-step", "data-step": round.step.code }, round.step.code, round.step.params, players),
+      h("span", { class: "pill gj-phase" }, PHASES.has(round.phase) ? t(`ui.gjdlv.phase.${round.phase}`) : round.phase),
+      round.gf ? h("span", { class: "gj-revealed", "data-revealed": round.gf, title: t("ui.gjdlv.revealed_gf") }, face(round.gf)) : null),
+    said("p", { class: "gj-turn-step", "data-step": round.step.code }, round.step.code, round.step.params, players),
     h("div", { class: "gj-turn-foot" },
-      h("span", {}, "Manche ", h("strong", { "data-round": state.round }, state.round), ` / ${state.rounds}`),
+      roundFact(state),
       announcer ? h("span", { class: "gj-lastlap", "data-last-lap": announcer.id },
-        `⏳ Dernière ronde (${announcer.name})`, h("small", { lang: "en" }, " last lap")) : null));
+        icon("⏳"), " ", h("span", {}, t("ui.gjdlv.last_lap", { name: announcer.name }))) : null));
 }
 
 // --- the table: piles and seats -----------------------------------------------------------------------
 
-function pile(name, fr, en, count) {
+function pile(name, count) {
   return h("div", { class: "gj-pile", "data-pile": name },
     h("strong", { class: "gj-pile-n", "data-count": count }, count),
-    h("span", {}, fr, en ? h("small", { class: "gj-block", lang: "en" }, en) : null));
+    h("span", {}, t(`ui.gjdlv.pile.${name}`), h("small", { class: "gj-block" }, t(`ui.gjdlv.pile.${name}.what`))));
 }
 
 function pilesCard(state) {
   const { play: round } = state;
-  const cards = (name, label, list) => (list.length
-    ? h("p", { class: "gj-pile-cards", "data-cards": name }, h("small", {}, label), list.map(face)) : null);
+  const cards = (name, list) => (list.length
+    ? h("p", { class: "gj-pile-cards", "data-cards": name }, h("small", {}, t(`ui.gjdlv.pile.${name}`)), list.map(face)) : null);
   return h("section", { class: "card gj-piles", id: "piles" },
     h("div", { class: "gj-pile-row" },
-      pile("ovulation", "Ovulation", "GF left", round.ovulation),
-      pile("mouchoir", "Mouchoir", "discarded GM", round.mouchoir.length),
-      pile("diva_cup", "Diva Cup", "discarded GF", round.diva_cup.length)),
-    cards("mouchoir", "Mouchoir", round.mouchoir),
-    cards("diva_cup", "Diva Cup", round.diva_cup));
+      pile("ovulation", round.ovulation),
+      pile("mouchoir", round.mouchoir.length),
+      pile("diva_cup", round.diva_cup.length)),
+    cards("mouchoir", round.mouchoir),
+    cards("diva_cup", round.diva_cup));
 }
 
 // One player's seat, drawn inside their sheet (above the nursery): hand, urethra, uterus, formol.
@@ -136,20 +122,19 @@ function seatPart(state) {
     const active = state.play.active === p.id && state.play.phase !== "ended";
     return h("div", { class: `gj-seat${active ? " active" : ""}`, "data-seat": p.id },
       h("div", { class: "gj-seat-line" },
-        h("span", { class: "gj-hand", "data-hand": seat.hand, "aria-label": `${seat.hand} GM en main` },
-          h("span", { class: "gj-back small", "aria-hidden": "true" }), h("strong", {}, seat.hand), " en main"),
-        seat.held ? h("span", { class: "gj-held", "data-held": "true", "aria-label": "Un GM retenu, face cachée, dans l'urètre" },
-          h("span", { class: "gj-back", "aria-hidden": "true" }), "urètre ", h("small", { lang: "en" }, "held")) : null,
-        active ? h("span", { class: "pill gj-playing" }, "joue") : null),
+        h("span", { class: "gj-hand", "data-hand": seat.hand, title: t("ui.gjdlv.hand_label", { count: seat.hand }) },
+          h("span", { class: "gj-back small", "aria-hidden": "true" }), h("strong", {}, seat.hand), " ", h("span", {}, t("ui.gjdlv.in_hand"))),
+        seat.held ? h("span", { class: "gj-held", "data-held": "true", title: t("ui.gjdlv.held_label") },
+          h("span", { class: "gj-back", "aria-hidden": "true" }), h("span", {}, t("ui.gjdlv.urethra"))) : null,
+        active ? h("span", { class: "pill gj-playing" }, t("ui.gjdlv.playing")) : null),
       embryo ? h("div", { class: `gj-embryo${embryo.comes_to_term ? "" : " doomed"}`, "data-embryo": `${embryo.gf}-${embryo.gm}`,
         "data-term": String(embryo.comes_to_term) },
-        h("span", { class: "gj-label" }, "Utérus"), pair(embryo.gf, embryo.gm),
+        h("span", { class: "gj-label" }, t("ui.gjdlv.uterus")), pair(embryo.gf, embryo.gm),
         h("span", { class: `gj-tag${embryo.cc ? " cc" : ""}` }, embryoTag(embryo)),
-        embryo.comes_to_term ? null : h("span", { class: "gj-doomed", "data-doomed": "true" },
-          "n'arrivera pas à terme", h("small", { class: "gj-block", lang: "en" }, "won't come to term")))
-        : h("div", { class: "gj-embryo empty" }, h("span", { class: "gj-label" }, "Utérus"), h("span", { class: "muted" }, "vide")),
+        embryo.comes_to_term ? null : h("span", { class: "gj-doomed", "data-doomed": "true" }, t("ui.gjdlv.doomed")))
+        : h("div", { class: "gj-embryo empty" }, h("span", { class: "gj-label" }, t("ui.gjdlv.uterus")), h("span", { class: "muted" }, t("ui.gjdlv.empty"))),
       seat.formol.length ? h("div", { class: "gj-formol-cards", "data-formol-cards": seat.formol.length },
-        h("span", { class: "gj-label" }, "Formol"), seat.formol.map(face)) : null);
+        h("span", { class: "gj-label" }, t("ui.gjdlv.formol")), seat.formol.map(face)) : null);
   };
 }
 
@@ -157,20 +142,22 @@ function seatPart(state) {
 
 function moveLabel(state, players, action) {
   const seat = action.from ? seatOf(state, action.from) : seatOf(state, action.player);
+  const words = (key, params) => [h("span", {}, t(`ui.gjdlv.move.${key}`, params)), " ",
+    h("small", { class: "gj-block" }, t(`ui.gjdlv.move.${key}.what`))];
   switch (action.type) {
     case "birth":
-      return ["👶 Mise au monde ", seat?.uterus ? pair(seat.uterus.gf, seat.uterus.gm) : null, h("small", { class: "gj-block" }, "Birth")];
+      return [icon("👶"), " ", words("birth"), seat?.uterus ? pair(seat.uterus.gf, seat.uterus.gm) : null];
     case "ovulate":
-      return ["🥚 Ovulation ", h("small", { class: "gj-block" }, "Reveal the top GF")];
+      return [icon("🥚"), " ", words("ovulate")];
     case "fecundate":
-      return ["💞 Féconder ", state.play.gf ? face(state.play.gf) : null, h("small", { class: "gj-block" }, "Fecundate")];
+      return [icon("💞"), " ", words("fecundate"), state.play.gf ? face(state.play.gf) : null];
     case "surrogate":
-      return [`🔁 Mère porteuse · ${players[action.from].name} `, seat?.uterus ? pair(seat.uterus.gf, seat.uterus.gm) : null,
-        h("small", { class: "gj-block" }, "Surrogacy: take this embryo")];
+      return [icon("🔁"), " ", words("surrogate", { name: players[action.from].name }),
+        seat?.uterus ? pair(seat.uterus.gf, seat.uterus.gm) : null];
     case "hold":
-      return ["✋ Se retenir ", h("small", { class: "gj-block" }, "Hold back a GM, face down")];
+      return [icon("✋"), " ", words("hold")];
     case "pass":
-      return ["➡ Passer ", h("small", { class: "gj-block" }, "Pass (no GM left)")];
+      return [icon("➡"), " ", words("pass")];
     default:
       return [action.type];
   }
@@ -180,35 +167,29 @@ function moveLabel(state, players, action) {
 function pickTitle(state, players, action) {
   const name = players[action.player]?.name;
   switch (action.type) {
-    case "birth":
-      return [`Urètre · ${name} → Mouchoir : quel GM ?`, "Held GM to the Mouchoir: which one?"];
-    case "ovulate":
-      return [`Ovulation · ${name} : quel GF est révélé ?`, "Which GF is revealed?"];
-    case "fecundate":
-      return [`${name} féconde avec quel GM ?`, "Fecundates with which GM?"];
+    case "birth": case "ovulate": case "fecundate":
+      return t(`ui.gjdlv.pick.${action.type}`, { name });
     case "surrogate":
-      return [`${name} : mère porteuse sur ${players[action.from].name}, avec quel GM ?`,
-        "Surrogacy: with which GM?"];
+      return t("ui.gjdlv.pick.surrogate", { name, victim: players[action.from].name });
     default:
-      return [action.type, action.type];
+      return action.type;
   }
 }
 
 function pickerCard(state, players, ctx, action, choice, closable) {
-  const [fr, en] = pickTitle(state, players, action);
   const seat = action.from ? seatOf(state, action.from) : seatOf(state, action.player);
   const context = action.type === "surrogate" && seat?.uterus ? pair(seat.uterus.gf, seat.uterus.gm)
     : action.type === "fecundate" && state.play.gf ? face(state.play.gf)
-      : action.type === "birth" && seat?.uterus ? [h("span", { class: "muted" }, "naît : "), pair(seat.uterus.gf, seat.uterus.gm)] : null;
+      : action.type === "birth" && seat?.uterus ? [h("span", { class: "muted" }, t("ui.gjdlv.is_born")), " ", pair(seat.uterus.gf, seat.uterus.gm)] : null;
   const gf = action.type === "surrogate" ? seat?.uterus?.gf : action.type === "fecundate" ? state.play.gf : null;
   const gaps = gapsWith(state, ctx, gf);
   return h("section", { class: "card gj-play gj-picker", id: "play", "data-picking": action.type },
     h("div", { class: "gj-picker-head" },
-      h("h2", {}, fr, " ", h("small", { class: "gj-block" }, en)),
+      h("h2", {}, pickTitle(state, players, action)),
       context ? h("span", { class: "gj-context" }, context) : null,
-      closable ? h("button", { type: "button", class: "secondary gj-clear", "data-action": "back", "aria-label": "Retour aux coups",
+      closable ? h("button", { type: "button", class: "secondary gj-clear", "data-action": "back", "aria-label": t("ui.gjdlv.back_to_moves"),
         onclick: () => { draft.pick = null; ctx.render(); } }, "✕") : null),
-    cardGrid(choice.cards, (card) => cardButton(card, { sub: gaps[card] ?? null, extraClass: gaps[card] === "CC" ? "cc" : "",
+    cardGrid(choice.cards, (card) => cardButton(card, { sub: gaps[card]?.label ?? null, extraClass: gaps[card]?.cc ? "cc" : "",
       onclick: () => play(ctx, action, { [choice.field]: card }) }), { "data-grid": action.type }));
 }
 
@@ -243,15 +224,14 @@ function dealCard(state, ctx, action, choice) {
     ctx.render();
   };
   return h("section", { class: "card gj-play", id: "deal-picker" },
-    h("h2", {}, "Distribution ", h("small", {}, "Deal")),
-    h("p", { class: "hint" }, `${per} GM par joueur·euse, face cachée. `,
-      count ? `Touchez les ${count} GM restés face visible au Mouchoir.` : "Aucun GM ne reste pour le Mouchoir.",
-      h("small", { class: "gj-block", lang: "en" }, `${per} GM each, face down; ${count} left face up to the Mouchoir.`)),
+    h("h2", {}, t("ui.gjdlv.phase.deal")),
+    h("p", { class: "hint" }, t(counted("ui.gjdlv.deal_hint", count), { per, count })),
     count ? cardGrid(cards, (card) => cardButton(card, { pressed: draft.deal.includes(card), onclick: () => toggle(card) }),
       { "data-grid": "deal" }) : null,
     h("button", { type: "button", class: "primary gj-go", "data-action": "deal", "data-chosen": draft.deal.length,
       disabled: draft.deal.length !== count, onclick: () => play(ctx, action, { mouchoir: [...draft.deal] }) },
-    "🃏 Distribuer", count ? h("small", {}, ` ${draft.deal.length} / ${count} au Mouchoir`) : null));
+    icon("🃏"), " ", h("span", {}, t("ui.gjdlv.deal")),
+    count ? [" ", h("small", {}, t("ui.gjdlv.deal_chosen", { chosen: draft.deal.length, count }))] : null));
 }
 
 // Phase 3: for each player holding a GM back, whether they ejaculate and with which card; one send.
@@ -263,32 +243,31 @@ function ejaculationCard(state, players, ctx, action, choice) {
   const who = Object.keys(gms).map((pid) => players[pid].name).join(", ");
   const gaps = gapsWith(state, ctx, state.play.gf);
   return h("section", { class: "card gj-play gj-ejac", id: "ejaculation" },
-    h("h2", {}, "Éjaculation retenue ", state.play.gf ? face(state.play.gf) : null, h("small", { class: "gj-block" }, "Held-back contest")),
-    h("p", { class: "hint" }, "Qui éjacule, et avec quel GM ? Les autres n'éjaculent pas.",
-      h("small", { class: "gj-block", lang: "en" }, "Who ejaculates, with which GM? The others do not.")),
+    h("h2", {}, h("span", {}, t("ui.gjdlv.contest")), " ", state.play.gf ? face(state.play.gf) : null),
+    h("p", { class: "hint" }, t("ui.gjdlv.contest_hint")),
     holders.map((pid) => h("div", { class: "gj-holder", "data-holder": pid, style: `--pc:${colorOf(state, pid)}` },
       h("div", { class: "gj-holder-head" },
         h("span", { class: "gj-dot", "aria-hidden": "true" }),
         h("span", { class: "player-name" }, players[pid].name),
         h("button", { type: "button", class: "gj-no", "data-action": "no-ejaculation", "aria-pressed": String(!draft.ejac[pid]),
-          onclick: () => { delete draft.ejac[pid]; ctx.render(); } }, "N'éjacule pas")),
-      cardGrid(may[pid], (card) => cardButton(card, { pressed: draft.ejac[pid] === card, sub: gaps[card] ?? null,
+          onclick: () => { delete draft.ejac[pid]; ctx.render(); } }, t("ui.gjdlv.no_ejaculation"))),
+      cardGrid(may[pid], (card) => cardButton(card, { pressed: draft.ejac[pid] === card, sub: gaps[card]?.label ?? null,
         onclick: () => { if (draft.ejac[pid] === card) delete draft.ejac[pid]; else draft.ejac[pid] = card; ctx.render(); } }),
       { "data-grid": `ejaculate-${pid}` }))),
     h("div", { class: "gj-two" },
       h("button", { type: "button", class: "secondary", "data-action": "ejaculate-none", onclick: () => play(ctx, action, { gms: {} }) },
-        "Personne", h("small", {}, "nobody")),
+        t("ui.gjdlv.nobody")),
       h("button", { type: "button", class: "primary", "data-action": "ejaculate-confirm", disabled: !who,
-        onclick: () => play(ctx, action, { gms }) }, who ? `Éjaculent : ${who}` : "Choisir un GM")));
+        onclick: () => play(ctx, action, { gms }) }, who ? t("ui.gjdlv.ejaculate_who", { names: who }) : t("ui.gjdlv.choose_gm"))));
 }
 
 // The Jack newborn's removal, as the engine lists it: one button per opponent's embryo.
 function removalCard(state, players, ctx) {
   const removals = state.actions.filter((action) => action.type === "remove_embryo");
   const owners = [...new Set(removals.map((action) => action.player))];
-  const jack = sentence("gjdlv.royal.J");
   return owners.map((owner) => h("section", { class: "card gj-queen", "data-jack": owner },
-    h("h2", {}, `🗡 ${players[owner].name} — ${jack.fr} `, h("small", {}, `${jack.en} · removal`)),
+    h("h2", {}, icon("🗡"), " ", h("span", {}, t("ui.gjdlv.royal_of", { name: players[owner].name, royal: t("gjdlv.royal.J") })), " ",
+      h("small", {}, t("ui.gjdlv.jack_removal"))),
     h("div", { class: "gj-steal" }, removals.filter((action) => action.player === owner).map((action) => {
       const embryo = seatOf(state, action.from)?.uterus;
       return h("button", { type: "button", class: "gj-target", "data-action": "remove-embryo", "data-player": owner, "data-from": action.from,
@@ -301,11 +280,9 @@ function removalCard(state, players, ctx) {
 
 function targetLine(act, players) {
   const name = (pid) => players[pid]?.name ?? pid;
-  const [fr, en] = act.act === "fecundation" ? [`fécondation par ${name(act.player)}`, "fecundation"]
-    : act.act === "surrogacy" ? [`mère porteuse par ${name(act.player)} (sur ${name(act.from)})`, "surrogacy"]
-      : [`avortement par ${name(act.player)} (embryon : ${name(act.owner)})`, "abortion"];
+  const what = t(`ui.gjdlv.target.${act.act}`, { name: name(act.player), from: name(act.from), owner: name(act.owner) });
   return h("p", { class: "gj-target-act", "data-open": act.act, "data-by": act.player },
-    h("strong", {}, "Contre : "), fr, " ", pair(act.gf, act.gm), h("small", { lang: "en" }, ` · answers to the ${en}`));
+    h("strong", {}, t("ui.gjdlv.against")), " ", h("span", {}, what), " ", pair(act.gf, act.gm));
 }
 
 function answerBar(state, players, ctx) {
@@ -314,11 +291,10 @@ function answerBar(state, players, ctx) {
   const opened = answers.find((action) => keyOf(action) === draft.answer);
   const choice = opened ? choiceOf(state, opened) : null;
   const act = state.play.open.at(-1);
-  return h("aside", { class: "gj-answers", id: "answers", "aria-label": "Réponses · answers" },
+  return h("aside", { class: "gj-answers", id: "answers", "aria-label": t("ui.gjdlv.answers") },
     act ? targetLine(act, players) : null,
     opened && choice ? h("div", { class: "gj-answer-pick" },
-      h("p", { class: "hint" }, opened.type === "abort" ? `${players[opened.player].name} avorte avec :` : `${players[opened.player].name} joue le bonus :`,
-        h("small", { lang: "en" }, opened.type === "abort" ? " aborts with" : " plays the bonus")),
+      h("p", { class: "hint" }, t(opened.type === "abort" ? "ui.gjdlv.aborts_with" : "ui.gjdlv.plays_bonus", { name: players[opened.player].name })),
       // A handful of cards at most (the other black of a rank, the Jacks, the Kings or Queens): one row.
       h("div", { class: "gj-answer-cards", "data-grid": opened.type },
         choice.cards.map((card) => cardButton(card, { onclick: () => play(ctx, opened, { [choice.field]: card }) })))) : null,
@@ -327,8 +303,8 @@ function answerBar(state, players, ctx) {
       return h("button", { type: "button", class: "gj-answer-btn", "data-action": action.type, "data-player": action.player,
         "aria-pressed": String(pressed), style: `--pc:${colorOf(state, action.player)}`,
         onclick: () => { draft.answer = pressed ? null : keyOf(action); ctx.render(); } },
-      action.type === "abort" ? "🧪 " : "👑 ", h("strong", {}, players[action.player].name),
-      h("small", {}, action.type === "abort" ? " avorte" : " bonus"));
+      icon(action.type === "abort" ? "🧪" : "👑"), " ", h("strong", {}, players[action.player].name), " ",
+      h("small", {}, t(action.type === "abort" ? "ui.gjdlv.answer.abort" : "ui.gjdlv.answer.cancel")));
     })));
 }
 

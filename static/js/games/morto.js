@@ -1,8 +1,9 @@
 // Il Morto: the referee's panel (lives, touches, speaking to the dead, the reveal, the swap helper)
 // and the table view (who is dead, in large type; lives as hearts; dealer and who plays first).
-// Drawn from the engine's view alone: buttons from state.actions, rule sentences from the catalogue.
+// Drawn from the engine's view alone: buttons from state.actions, every word from the catalogue in
+// the page's one language (the interface's `ui.morto.*`, the engine's codes).
 import { byId, fill, h, hearts } from "../ui.js";
-import { sentence } from "../messages.js";
+import { t } from "../i18n.js";
 import { actionsOf, checkAnswers, record } from "../actions.js";
 
 // What the referee has tapped but not yet sent; kept across redraws, cleared when the round changes.
@@ -21,7 +22,7 @@ function rankName(state, rank) {
   return state.ranks.find((r) => r.rank === rank).name;
 }
 
-// A rank's face on its button: the number, or the initial of its name (A, F, C, R).
+// A rank's face on its button: the number, or the initial of its (Italian) name (A, F, C, R).
 function rankFace(name) {
   return /^\d+$/.test(name) ? name : name[0];
 }
@@ -30,30 +31,36 @@ function names(players, ids) {
   return ids.map((id) => players[id].name).join(", ");
 }
 
-function bilingual(tag, attrs, { fr, en }) {
-  return h(tag, attrs, fr, h("div", { class: "muted", lang: "en" }, en));
+// An emoji before a sentence, kept out of the sentence's text.
+function icon(symbol) {
+  return h("span", { class: "icon", "aria-hidden": "true" }, symbol);
+}
+
+// "Label value": the label one catalogue string, the value data in its own element.
+function fact(label, value) {
+  return h("span", {}, h("span", { class: "label" }, t(label)), " ", value);
 }
 
 function statusLine(state, players) {
   if (state.over) return null;
   return h("div", { class: "status-line" },
-    h("span", {}, "Tour ", h("strong", { "data-round": state.round }, state.round)),
-    h("span", {}, "Dealer : ", h("strong", { "data-dealer": state.dealer }, players[state.dealer].name)),
-    state.plays_first && h("span", {}, "Joue en premier : ", h("strong", { "data-first": state.plays_first }, players[state.plays_first].name)));
+    fact("ui.morto.round", h("strong", { "data-round": state.round }, state.round)),
+    fact("ui.morto.dealer", h("strong", { "data-dealer": state.dealer }, players[state.dealer].name)),
+    state.plays_first && fact("ui.morto.plays_first", h("strong", { "data-first": state.plays_first }, players[state.plays_first].name)));
 }
 
 function winnerBanner(state) {
   if (!state.outcome) return null;
-  const { fr, en } = sentence(state.outcome.reason, state.outcome.params);
-  return bilingual("section", { class: "card winner", "data-winners": state.winners.join(",") }, { fr: `🏆 ${fr}`, en });
+  return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
+    icon("🏆"), " ", h("span", { class: "winner-text" }, t(state.outcome.reason, state.outcome.params)));
 }
 
 function pills(state, p) {
   return [
-    p.dealer && !state.over ? h("span", { class: "pill dealer" }, "dealer") : null,
-    p.id === state.plays_first ? h("span", { class: "pill first" }, "joue en 1er") : null,
-    !p.alive ? h("span", { class: "pill dead" }, "mort·e") : null,
-    p.alive && !p.dealt && !state.over ? h("span", { class: "pill" }, "sans carte ce tour") : null,
+    p.dealer && !state.over ? h("span", { class: "pill dealer" }, t("ui.morto.pill.dealer")) : null,
+    p.id === state.plays_first ? h("span", { class: "pill first" }, t("ui.morto.pill.first")) : null,
+    !p.alive ? h("span", { class: "pill dead" }, t("ui.morto.pill.dead")) : null,
+    p.alive && !p.dealt && !state.over ? h("span", { class: "pill" }, t("ui.morto.pill.no_card")) : null,
   ];
 }
 
@@ -71,9 +78,9 @@ export function referee(root, state, ctx) {
   // In the order a round happens: touches before the knock, the swaps, then the reveal.
   fill(root,
     winnerBanner(state),
-    state.over ? h("p", { class: "hint center" }, "Partie terminée. « Annuler » rejoue le dernier tour si la table le préfère.") : null,
+    state.over ? h("p", { class: "hint center" }, t("ui.morto.over_hint")) : null,
     state.over ? null : h("section", { class: "card" }, statusLine(state, players),
-      dead.length ? h("p", { class: "muted" }, "☠ Mort·es : ", h("strong", {}, dead.map((p) => p.name).join(", "))) : null),
+      dead.length ? h("p", { class: "muted" }, fact("ui.morto.dead_label", h("strong", {}, dead.map((p) => p.name).join(", ")))) : null),
     playersCard(state, players, ctx),
     state.over ? null : swapHelper(state, players, ctx),
     reveal ? revealSheet(state, players, ctx, reveal) : null,
@@ -82,7 +89,7 @@ export function referee(root, state, ctx) {
 
 function playersCard(state, players, ctx) {
   return h("section", { class: "card" },
-    h("h2", {}, "Joueur·euses ", h("small", {}, "Players")),
+    h("h2", {}, t("ui.morto.players")),
     h("div", { class: "players" }, state.players.map((p) => {
       const touch = actionsOf(state, "touched_early").find((action) => action.player === p.id);
       const speeches = actionsOf(state, "spoke_to_dead").filter((action) => action.living === p.id);
@@ -90,10 +97,9 @@ function playersCard(state, players, ctx) {
       return h("div", { class: `player${p.alive ? "" : " is-dead"}`, "data-player": p.id },
         playerHead(state, p),
         touch || speeches.length ? h("div", { class: "actions" },
-          touch ? h("button", { type: "button", "data-action": "touched_early", onclick: () => record(ctx, touch) },
-            "✋ Touché avant le toc") : null,
+          touch ? h("button", { type: "button", "data-action": "touched_early", onclick: () => record(ctx, touch) }, t("ui.morto.touched")) : null,
           speeches.length ? h("button", { type: "button", "data-action": "spoke", "aria-pressed": speaking ? "true" : "false",
-            onclick: () => { draft.speaker = speaking ? null : p.id; ctx.render(); } }, "🗣 A parlé à un·e mort·e") : null) : null,
+            onclick: () => { draft.speaker = speaking ? null : p.id; ctx.render(); } }, t("ui.morto.spoke")) : null) : null,
         speaking ? speakPicker(p, speeches, players, ctx) : null);
     })));
 }
@@ -101,12 +107,12 @@ function playersCard(state, players, ctx) {
 // The dead this living player may have spoken to, as the engine lists them.
 function speakPicker(p, speeches, players, ctx) {
   return h("div", { class: "picker", "data-picker": p.id },
-    h("span", { class: "hint" }, sentence("morto.spoke.picker", { name: p.name }).fr),
+    h("span", { class: "hint" }, t("morto.spoke.picker", { name: p.name })),
     speeches.map((action) => h("button", { type: "button", "data-dead": action.dead, onclick: async () => {
       draft.speaker = null;
       await record(ctx, action);
-    } }, `☠ ${players[action.dead].name}`)),
-    h("button", { type: "button", class: "secondary", onclick: () => { draft.speaker = null; ctx.render(); } }, "Annuler"));
+    } }, icon("☠"), " ", players[action.dead].name)),
+    h("button", { type: "button", class: "secondary", onclick: () => { draft.speaker = null; ctx.render(); } }, t("ui.morto.cancel")));
 }
 
 function revealSheet(state, players, ctx, action) {
@@ -115,35 +121,36 @@ function revealSheet(state, players, ctx, action) {
   const losers = answer?.ok ? order.filter((id) => answer.losers.includes(id)) : [];
   const tapped = order.filter((id) => draft.cards[id] !== undefined).length;
   const rows = order.map((id) => h("div", { class: `reveal-row${losers.includes(id) ? " loses" : ""}`, "data-reveal": id },
-    h("span", { class: "player-name" }, players[id].name), players[id].dealer ? h("span", { class: "pill dealer" }, "dealer") : null,
+    h("span", { class: "player-name" }, players[id].name), players[id].dealer ? h("span", { class: "pill dealer" }, t("ui.morto.pill.dealer")) : null,
     rankButtons(state, players[id], ctx)));
   // A failed check (no engine, no network) leaves the judging to the server.
   const ready = answer === null || Boolean(answer?.complete);
   return h("section", { class: "card sheet" },
-    h("h2", {}, "Révélation ", h("small", {}, `Reveal — ${tapped}/${order.length}`)),
-    bilingual("div", { class: "hint" }, sentence("morto.reveal.hint")),
+    h("h2", {}, h("span", {}, t("ui.morto.reveal")), " ",
+      h("small", { "data-tapped": tapped, "aria-label": t("ui.morto.tapped", { tapped, count: order.length }) }, `${tapped}/${order.length}`)),
+    h("div", { class: "hint" }, t("morto.reveal.hint")),
     rows,
-    answer?.complete && answer.refusal ? bilingual("div", { class: "error" }, answer.refusal.messages) : null,
+    answer?.complete && answer.refusal ? h("div", { class: "error" }, t(answer.refusal.code, answer.refusal.params)) : null,
     h("div", { class: "row", style: "margin-top:.8rem" },
       h("button", { type: "button", class: "primary", id: "confirm-reveal", disabled: !ready,
         // The next round clears the draft; a refusal keeps it, to correct one card.
         onclick: () => record(ctx, action, { cards: draft.cards }) }, confirmLabel(players, losers)),
-      tapped ? h("button", { type: "button", class: "secondary", onclick: () => { draft.cards = {}; ctx.render(); } }, "Effacer") : null));
+      tapped ? h("button", { type: "button", class: "secondary", onclick: () => { draft.cards = {}; ctx.render(); } }, t("ui.morto.clear")) : null));
 }
 
 function rankButtons(state, p, ctx) {
-  return h("div", { class: "ranks", role: "group", "aria-label": `Carte de ${p.name}` },
+  return h("div", { class: "ranks", role: "group", "aria-label": t("ui.morto.card_of", { name: p.name }) },
     state.ranks.map(({ rank, name }) => h("button", {
-      type: "button", "data-rank": rank, "aria-label": `${name} pour ${p.name}`,
+      type: "button", "data-rank": rank, "aria-label": t("ui.morto.rank_for", { rank: name, name: p.name }),
       "aria-pressed": draft.cards[p.id] === rank ? "true" : "false",
       onclick: () => { draft.cards[p.id] = rank; ctx.render(); },
     }, rankFace(name))));
 }
 
 function confirmLabel(players, losers) {
-  if (!losers.length) return "Valider la révélation";
+  if (!losers.length) return t("ui.morto.confirm_reveal");
   const code = losers.length > 1 ? "morto.reveal.several_lose" : "morto.reveal.one_loses";
-  return `Valider — ${sentence(code, { names: names(players, losers) }).fr}`;
+  return t("ui.morto.confirm_losers", { losers: t(code, { names: names(players, losers) }) });
 }
 
 function swapHelper(state, players, ctx) {
@@ -151,22 +158,23 @@ function swapHelper(state, players, ctx) {
   const turns = Object.fromEntries((answer?.turns || []).map((turn) => [turn.player, turn]));
   return h("details", { class: "card", id: "swap-helper", open: draft.swapOpen || null,
     ontoggle: (e) => { draft.swapOpen = e.target.open; } },
-    h("summary", {}, "Aide à l'échange ", h("small", {}, "Swap helper")),
-    h("p", { class: "hint" }, "Indiquez les cartes posées face visible ; chacun·e voit ce qu'il·elle peut faire à son tour."),
+    h("summary", {}, t("ui.morto.swap_helper")),
+    h("p", { class: "hint" }, t("ui.morto.swap_hint")),
     state.play_order.map((id) => h("div", { class: "reveal-row", "data-swap": id },
-      h("div", { class: "row" }, h("span", { class: "player-name" }, players[id].name), faceUpButtons(state, id, ctx)),
-      turns[id] ? h("div", { class: `swap-answer${turns[id].may_swap ? " yes" : ""}` }, turns[id].message) : null)));
+      h("div", { class: "row" }, h("span", { class: "player-name" }, players[id].name), faceUpButtons(state, players[id], ctx)),
+      turns[id] ? h("div", { class: `swap-answer${turns[id].may_swap ? " yes" : ""}` }, t(turns[id].code, turns[id])) : null)));
 }
 
-function faceUpButtons(state, id, ctx) {
+function faceUpButtons(state, p, ctx) {
   const choices = [[null, "—"], ...state.face_up_ranks.map((rank) => [rank, rankName(state, rank)])];
-  return h("span", { class: "segmented", role: "group" },
+  return h("span", { class: "segmented", role: "group", "aria-label": t("ui.morto.face_up_of", { name: p.name }) },
     choices.map(([rank, label]) => h("button", {
       type: "button", "data-face-up": rank ?? "none",
-      "aria-pressed": (draft.faceUp[id] ?? null) === rank ? "true" : "false",
+      "aria-label": rank ? null : t("ui.morto.face_up_none"),
+      "aria-pressed": (draft.faceUp[p.id] ?? null) === rank ? "true" : "false",
       onclick: () => {
-        if (rank) draft.faceUp[id] = rank;
-        else delete draft.faceUp[id];
+        if (rank) draft.faceUp[p.id] = rank;
+        else delete draft.faceUp[p.id];
         ctx.render();
       },
     }, label)));
@@ -177,13 +185,11 @@ function faceUpButtons(state, id, ctx) {
 export function view(root, state) {
   const players = byId(state);
   const dead = state.players.filter((p) => !p.alive);
-  const warning = sentence("morto.dead.warning");
   fill(root,
     winnerBanner(state),
     dead.length && !state.over ? h("section", { class: "dead-banner", id: "dead" },
-      h("h2", {}, `☠ ${warning.fr}`),
-      h("div", { class: "dead-names" }, dead.map((p) => h("span", { "data-dead": p.id }, p.name))),
-      h("div", { class: "muted", lang: "en" }, warning.en)) : null,
+      h("h2", {}, icon("☠"), " ", h("span", {}, t("morto.dead.warning"))),
+      h("div", { class: "dead-names" }, dead.map((p) => h("span", { "data-dead": p.id }, p.name)))) : null,
     !state.over ? h("section", { class: "card" }, statusLine(state, players)) : null,
     h("section", { class: "card" }, h("div", { class: "players" }, state.players.map((p) =>
       h("div", { class: `player${p.alive ? "" : " is-dead"}`, "data-player": p.id }, playerHead(state, p))))),
