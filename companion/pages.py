@@ -5,11 +5,27 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect, render_template, url_for
 
 from companion import store
+from companion.i18n import t
 from engine.core import GAME_MODULES
 
 bp = Blueprint("pages", __name__)
 
-GAME_NAMES = {"morto": "Il Morto", "existentiel": "Le jeu existentiel", "gjdlv": "Le Grand Jeu de la Vie"}
+GAMES = ("morto", "existentiel", "gjdlv")  # the home page's order
+
+
+def game_name(game: str) -> str:
+    """A game's title from the catalogue (a proper name: the same French title in every language)."""
+    return t(f"ui.game.{game}")
+
+
+class _GameNames(dict):
+    """``GAME_NAMES[game]``: a game's title from the catalogue, in the request's language."""
+
+    def __missing__(self, game: str) -> str:
+        return game_name(game)
+
+
+GAME_NAMES = _GameNames()  # for other pages (the results page) that name a game
 
 
 def _table(code: str):
@@ -21,14 +37,14 @@ def _table(code: str):
 
 @bp.get("/")
 def home():
-    return render_template("home.html", games=GAME_NAMES)
+    return render_template("home.html", games=GAMES)
 
 
 @bp.get("/new/<game>")
 def new_table(game: str):
     if game not in GAME_MODULES:
         abort(404)
-    return render_template(f"new_{game}.html", game=game, game_name=GAME_NAMES[game])
+    return render_template(f"new_{game}.html", game=game, game_name=game_name(game))
 
 
 def _table_page(template: str, endpoint: str, code: str, **extra):
@@ -36,7 +52,7 @@ def _table_page(template: str, endpoint: str, code: str, **extra):
     table = _table(code)
     if table.code != code:
         return redirect(url_for(endpoint, code=table.code, **extra))
-    return render_template(template, table=table, game_name=GAME_NAMES[table.game],
+    return render_template(template, table=table, game_name=game_name(table.game),
                            display_code=store.display_code(table.code), answer=store.answer(table), **extra)
 
 
@@ -53,7 +69,7 @@ def table_view(code: str):
 @bp.get("/t/<code>/qr")
 def qr_screen(code: str):
     table = _table(code)
-    return render_template("qr.html", table=table, game_name=GAME_NAMES[table.game],
+    return render_template("qr.html", table=table, game_name=game_name(table.game),
                            display_code=store.display_code(table.code),
                            view_url=url_for("pages.table_view", code=table.code, _external=True))
 

@@ -15,7 +15,9 @@ Shared by every e2e file, whatever the game. What they give:
   a referee's secret stays on the phone that created the table. Use ``context.new_page()`` for a tab;
   a tab left in the background gets no frames and taps on it wait for one: ``page.bring_to_front()``
   before tapping in another tab. Service workers are allowed, as on a real phone; keyword arguments
-  go to ``browser.new_context`` (e.g. ``phone(service_workers="block")``).
+  go to ``browser.new_context`` (e.g. ``phone(service_workers="block")``, ``phone(locale="en-US")``).
+  A phone has already seen the home page's first-run walkthrough (a modal dialog that would stand
+  in front of every tap), unless made with ``phone(first_visit=True)``.
   Every context is closed after the test. A test fails if a page throws (uncaught error or rejected
   promise) or logs a console error, except:
 
@@ -77,6 +79,12 @@ SERVER_START_SECONDS = 30
 REFUSAL_CONSOLE = re.compile(
     r"^Failed to load resource: the server responded with a status of (409|422)\b.* @ .*/api/"
 )
+
+# Marks the first-run walkthrough (static/js/walkthrough.js) as seen before any page script runs.
+SKIP_WALKTHROUGH = """
+try { if (!localStorage.getItem("arbitre.walkthrough")) localStorage.setItem("arbitre.walkthrough", "seen"); }
+catch (error) { /* about:blank and the like have no storage */ }
+"""
 
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
@@ -190,8 +198,10 @@ class Phones:
         self.errors: list[str] = []
         self.allowed: list[re.Pattern] = [REFUSAL_CONSOLE]
 
-    def __call__(self, **overrides) -> BrowserContext:
+    def __call__(self, first_visit: bool = False, **overrides) -> BrowserContext:
         context = self.browser.new_context(**{"base_url": self.base_url, **PHONE, **overrides})
+        if not first_visit:
+            context.add_init_script(SKIP_WALKTHROUGH)
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
         number = len(self.contexts) + 1

@@ -76,7 +76,7 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
         if round_number == 1:
             reveal(page, dict.fromkeys(order, 1))
             expect(page.locator("#toast")).to_contain_text("quatre")
-            expect(page.locator("#toast .en")).to_contain_text("only four")
+            expect(page.locator("#toast")).not_to_contain_text("only four")  # one language at a time
             taps += 1
         cards = {player: 2 + (i % 8) for i, player in enumerate(order)}
         loser = min(cards, key=cards.get)
@@ -175,7 +175,7 @@ def test_a_tap_the_co_referee_made_illegal_is_set_aside_with_its_reason(phone, s
     rejected = page.locator("[data-rejected]")
     expect(rejected).to_have_count(1)
     expect(rejected).to_contain_text("est mort·e")
-    expect(rejected).to_contain_text("is dead")
+    expect(rejected).not_to_contain_text("is dead")  # one language at a time
     events = history(server, table["code"])
     assert [(e["id"] == "co-1", e["event"]["player"]) for e in events] == [(True, "p3"), (False, "p2")]
     expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "0")

@@ -1,16 +1,16 @@
-// The JSON API from the browser: every call returns data or throws an ApiError carrying
-// the rule's code and its French and English sentences.
+// The JSON API from the browser: every call returns data or throws an ApiError carrying the
+// rule's code, its sentence in the page's language (worded by the server, which reads the same
+// `lang` cookie) and, when the refusal names one, the rule's page.
+import { t } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, error) {
-    super(error?.message || `HTTP ${status}`);
+    super(error?.message || (status ? `HTTP ${status}` : t("ui.shell.unreachable")));
     this.status = status;
     this.code = error?.code || "network";
-    this.messages = error?.messages || {
-      fr: "Serveur injoignable : vérifiez le réseau.",
-      en: "Server unreachable: check the network.",
-    };
+    this.messages = error?.messages || {};
     this.params = error?.params || {};
+    this.rule = error?.rule || null;
   }
 }
 

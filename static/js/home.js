@@ -1,11 +1,18 @@
-// Home: join a table by its code, and the tables this phone referees or follows.
+// Home: new tables, "My tables" (the tables this phone referees or follows, each with its last
+// line as seen on this phone), joining a table by its code, and the first-run walkthrough.
 import { api } from "./api.js";
-import { h } from "./ui.js";
-import { list } from "./tables.js";
+import { fill, h } from "./ui.js";
+import { forget, list } from "./tables.js";
+import { loadCatalogue, t } from "./i18n.js";
+import { seen, walkthrough } from "./walkthrough.js";
 
-const GAMES = { morto: "Il Morto", existentiel: "Le jeu existentiel", gjdlv: "Le Grand Jeu de la Vie" };
+const openWalkthrough = walkthrough(document.getElementById("walkthrough"));
+document.getElementById("walkthrough-open").addEventListener("click", openWalkthrough);
+if (!seen()) openWalkthrough();
 
-// Checks the code before leaving the page, so a mistyped code is said here, in both languages.
+await loadCatalogue();
+
+// Checks the code before leaving the page, so a mistyped code is said here.
 document.getElementById("join").addEventListener("submit", async (event) => {
   event.preventDefault();
   const error = document.getElementById("join-error");
@@ -15,17 +22,53 @@ document.getElementById("join").addEventListener("submit", async (event) => {
     const table = await api.getTable(code);
     location.href = `/t/${table.code}`;
   } catch (err) {
-    error.replaceChildren(h("span", {}, err.messages.fr), h("br"), h("small", { lang: "en" }, err.messages.en));
+    error.textContent = err.message;
     error.hidden = false;
   }
 });
 
-const mine = list();
-if (mine.length) {
-  document.getElementById("my-tables-card").hidden = false;
-  document.getElementById("my-tables").replaceChildren(
-    ...mine.map((t) => h("li", {},
-      h("a", { href: t.secret ? `/r/${t.code}` : `/t/${t.code}` },
-        h("span", {}, h("strong", {}, GAMES[t.game] || t.game), " ", h("span", { class: "code" }, `${t.code.slice(0, 4)}-${t.code.slice(4)}`)),
-        h("span", { class: "pill" }, t.secret ? "arbitre" : "suivie")))));
+const display = (code) => `${code.slice(0, 4)}-${code.slice(4)}`;
+
+function age(at) {
+  const minutes = Math.floor((Date.now() - new Date(at).getTime()) / 60000);
+  if (!(minutes >= 1)) return t("ui.home.age.now");
+  if (minutes < 60) return t("ui.home.age.minutes", { n: minutes });
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return t("ui.home.age.hours", { n: hours });
+  const days = Math.floor(hours / 24);
+  return days === 1 ? t("ui.home.age.days.one") : t("ui.home.age.days.other", { n: days });
 }
+
+function row(table) {
+  const referee = Boolean(table.secret);
+  const code = display(table.code);
+  const results = table.over
+    ? h("a", { class: "button secondary my-results", href: `/t/${table.code}/results`,
+      "aria-label": t("ui.home.results_label", { code }) }, t("ui.home.results"))
+    : null;
+  const forgetButton = h("button", { type: "button", class: "secondary my-forget", "aria-label": t("ui.home.forget", { code }),
+    onclick: () => {
+      // The secret lives only on this phone: forgetting a refereed table gives up refereeing it.
+      if (referee && !confirm(t("ui.home.forget_referee", { code }))) return;
+      forget(table.code);
+      draw();
+    } }, "✕");
+  return h("li", { class: `my-table${table.over ? " over" : ""}`, "data-code": table.code,
+    "data-role": referee ? "referee" : "follower" },
+  h("a", { class: "my-open", href: referee ? `/r/${table.code}` : `/t/${table.code}` },
+    h("span", { class: "my-head" },
+      h("strong", { class: "my-game" }, t(`ui.game.${table.game}`)),
+      h("span", { class: "code" }, code),
+      h("span", { class: `pill${referee ? " dealer" : ""}` }, t(referee ? "ui.home.role.referee" : "ui.home.role.follower"))),
+    h("span", { class: "my-summary" }, table.summary ? t(table.summary.code, table.summary.params || {}) : t("ui.home.not_seen")),
+    table.at ? h("time", { class: "my-age muted", datetime: table.at }, age(table.at)) : null),
+  h("span", { class: "my-tools" }, results, forgetButton));
+}
+
+function draw() {
+  const mine = list().filter((table) => table.code && table.game);
+  document.getElementById("my-tables-card").hidden = !mine.length;
+  fill(document.getElementById("my-tables"), mine.map(row));
+}
+
+draw();

@@ -1,5 +1,6 @@
 // Follows a table live through server-sent events, and says how fresh the picture is when the
 // network drops; reconnects by itself (EventSource retries, and a closed stream is reopened).
+import { lang, t } from "./i18n.js";
 
 export function follow(code, onAnswer, statusEl, { lastAt = null } = {}) {
   let source = null;
@@ -8,11 +9,11 @@ export function follow(code, onAnswer, statusEl, { lastAt = null } = {}) {
     if (!statusEl) return;
     statusEl.className = `sync ${ok ? "ok" : "off"}`;
     statusEl.dataset.live = ok ? "1" : "0";
-    if (ok) { statusEl.textContent = "en direct"; return; }
-    if (!lastAt) { statusEl.textContent = "hors ligne"; return; }
+    if (ok) { statusEl.textContent = t("ui.shell.live.on"); return; }
+    if (!lastAt) { statusEl.textContent = t("ui.shell.live.off"); return; }
     const minutes = Math.floor((Date.now() - lastAt.getTime()) / 60000);
-    const time = lastAt.toLocaleTimeString("fr-FR", { hour: "2-digit", minute: "2-digit" });
-    statusEl.textContent = `hors ligne · état de ${time}${minutes >= 1 ? ` (il y a ${minutes} min)` : ""}`;
+    const time = lastAt.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+    statusEl.textContent = minutes >= 1 ? t("ui.shell.live.off_since_ago", { time, minutes }) : t("ui.shell.live.off_since", { time });
   };
   const open = () => {
     clearTimeout(retry);
@@ -32,7 +33,7 @@ export function follow(code, onAnswer, statusEl, { lastAt = null } = {}) {
   addEventListener("online", open);
   // The phone knows it lost the network before the stream notices: say so at once.
   addEventListener("offline", () => { source?.close(); show(false); });
-  setInterval(() => { if (statusEl?.dataset.live === "0") show(false); }, 30000); // keep "il y a n min" true
+  setInterval(() => { if (statusEl?.dataset.live === "0") show(false); }, 30000); // keep "n min ago" true
   show(false);
   open();
   return () => source?.close();

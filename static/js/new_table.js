@@ -2,20 +2,24 @@
 import { api } from "./api.js";
 import { h } from "./ui.js";
 import { remember } from "./tables.js";
+import { loadCatalogue, t } from "./i18n.js";
 
 const form = document.getElementById("new-table");
 const game = form.dataset.game;
 const names = document.getElementById("names");
 const dealer = document.getElementById("dealer");
 const withMonth = game === "existentiel";
-const MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"];
+
+await loadCatalogue();
 
 function addName(value = "") {
-  const input = h("input", { name: "name", placeholder: `Joueur·euse ${names.children.length + 1}`, value, maxlength: 40,
-    "aria-label": `Nom ${names.children.length + 1}`, oninput: refreshSeats });
-  const month = withMonth ? h("select", { name: "birth_month", "aria-label": "Mois de naissance" },
-    MONTHS.map((m, i) => h("option", { value: i + 1 }, m))) : null;
-  const remove = h("button", { type: "button", class: "secondary", "aria-label": "Retirer", onclick: () => { item.remove(); refreshSeats(); } }, "✕");
+  const n = names.children.length + 1;
+  const input = h("input", { name: "name", placeholder: t("ui.newtable.player_placeholder", { n }), value, maxlength: 40,
+    "aria-label": t("ui.newtable.name_label", { n }), oninput: refreshSeats });
+  const month = withMonth ? h("select", { name: "birth_month", "aria-label": t("ui.newtable.birth_month") },
+    Array.from({ length: 12 }, (_, i) => h("option", { value: i + 1 }, t(`ui.newtable.month.${i + 1}`)))) : null;
+  const remove = h("button", { type: "button", class: "secondary", "aria-label": t("ui.newtable.remove"),
+    onclick: () => { item.remove(); refreshSeats(); } }, "✕");
   const item = h("li", {}, h("div", { class: "row" }, input, month, remove));
   names.append(item);
   refreshSeats();
@@ -57,7 +61,7 @@ form.addEventListener("submit", async (event) => {
     remember(created.code, { game, secret: created.secret, role: "referee" });
     location.href = `/r/${created.code}`;
   } catch (err) {
-    error.replaceChildren(h("span", {}, err.messages.fr), h("br"), h("small", { lang: "en" }, err.messages.en));
+    error.textContent = err.message;
     error.hidden = false;
   }
 });

@@ -1,15 +1,24 @@
-// Installs the service worker, keeps the current page available offline, and announces a new
-// version, which is applied only when the person taps to reload.
+// Every page's shell, loaded by base.html: the language switch (any `[data-set-lang]` button);
+// the service worker installed, the current page kept for offline use, and a new version
+// announced, applied only when the person taps to reload.
 import { h } from "./ui.js";
+import { has, loadCatalogue, setLang, t } from "./i18n.js";
 
 const PAGES = "arbitre-pages";
 
-function announce(registration) {
+// One listener for the bar's switch, the referee's "More" dialog and any other: the cookie is set
+// for a year and the page comes back in the other language.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest?.("[data-set-lang]");
+  if (button) setLang(button.dataset.setLang);
+});
+
+async function announce(registration) {
+  if (!has("ui.shell.reload")) await loadCatalogue();
   if (document.getElementById("update-banner")) return;
   const banner = h("div", { id: "update-banner", class: "toast info", role: "status" },
-    h("span", {}, "Nouvelle version d'Arbitre disponible. "),
-    h("button", { type: "button", onclick: () => registration.waiting?.postMessage("skipWaiting") }, "Recharger"),
-    h("span", { class: "en", lang: "en" }, "A new version is ready: reload to use it."));
+    h("span", {}, t("ui.shell.new_version")),
+    h("button", { type: "button", onclick: () => registration.waiting?.postMessage("skipWaiting") }, t("ui.shell.reload")));
   document.body.append(banner);
 }
 

@@ -1,10 +1,11 @@
 // The referee page: every tap is checked by the engine on this phone, kept in the outbox, drawn at
 // once, and sent in order when the server can be reached (sync.js). Works the same with no network.
 import { clearToast, fill, h, toast, vibrate } from "./ui.js";
-import { recall, remember } from "./tables.js";
+import { note, recall, remember } from "./tables.js";
 import { follow } from "./live.js";
 import { TableSync } from "./sync.js";
-import { loadMessages, sentence } from "./messages.js";
+import { ApiError } from "./api.js";
+import { has, lang, loadCatalogue, t } from "./i18n.js";
 
 const app = document.getElementById("app");
 const { code, game } = app.dataset;
@@ -22,9 +23,18 @@ const secret = recall(code)?.secret;
 let module = null;
 let table = null;
 
+// A refusal in the page's language. The server words its own (ApiError, from the `lang` cookie);
+// the engine worker's (offline, or a tap checked on the phone) and those kept in IndexedDB are
+// worded here from their code, so a language switch since then is followed.
+function wording(error) {
+  if (error instanceof ApiError) return error.message;
+  if (error?.code && has(error.code)) return t(error.code, error.params || {});
+  return error?.messages?.[lang] || error?.message || error?.code || "";
+}
+
 function refused(error) {
   vibrate([30, 40, 30]);
-  toast(error.messages || { fr: error.message, en: error.message });
+  toast(wording(error), "error", error?.rule || null);
 }
 
 const ctx = {
@@ -46,20 +56,21 @@ const ctx = {
 };
 
 function describe(event) {
-  if (!event) return "annuler";
+  if (!event) return t("ui.referee.rejected_undo");
   const { type, ...params } = event;
   return `${type} ${JSON.stringify(params)}`;
 }
 
 function renderRejected() {
   fill(rejectedEl, table.rejected.length ? h("section", { class: "card rejected" },
-    h("h2", {}, "Actions refusées à la synchronisation ", h("small", {}, "Refused when synced")),
-    h("p", { class: "hint" }, "La table a changé entre-temps (un·e co-arbitre ?) : ces actions ne sont plus permises."),
+    h("h2", {}, t("ui.referee.rejected_title")),
+    h("p", { class: "hint" }, t("ui.referee.rejected_hint")),
     table.rejected.map((entry) => h("div", { class: "reveal-row", "data-rejected": entry.op.id },
       h("code", {}, describe(entry.op.event)),
-      h("div", {}, entry.error.messages?.fr || entry.error.code),
-      entry.error.messages?.en ? h("div", { class: "muted", lang: "en" }, entry.error.messages.en) : null,
-      h("button", { type: "button", class: "secondary", onclick: () => table.dismiss(entry.seq) }, "Vu")))) : null);
+      h("div", { class: "rejected-reason" }, wording(entry.error)),
+      entry.error.rule ? h("a", { href: entry.error.rule, class: "rule-link" }, t("ui.shell.see_rule")) : null,
+      h("button", { type: "button", class: "secondary", onclick: () => table.dismiss(entry.seq) },
+        t("ui.referee.rejected_seen"))))) : null);
 }
 
 let drawn = null;
@@ -84,6 +95,7 @@ function render(force = false) {
   drawn = key;
   renderRejected();
   module.referee(app, table.view, ctx);
+  note(code, table.version, table.view); // the home page's "My tables" line
   // The story panel (history.js) and anything else that follows the table redraw from this.
   document.dispatchEvent(new CustomEvent("arbitre:table", { detail: { role: "referee", code, version: table.version, state: table.view } }));
 }
@@ -93,23 +105,21 @@ function showQr({ title, hint, url, svg, error }) {
   const dialog = document.getElementById("qr-dialog");
   const picture = h("div", { class: "qr" });
   if (svg) picture.innerHTML = svg; // drawn by our own engine worker from a URL, not user HTML
-  fill(dialog.querySelector(".body"), h("h2", {}, ...title), h("p", { class: "hint" }, hint),
-    svg ? picture : h("p", { class: "error" }, sentence(error.code, error.params).fr),
+  fill(dialog.querySelector(".body"), h("h2", { id: "qr-dialog-title" }, title), h("p", { class: "hint" }, hint),
+    svg ? picture : h("p", { class: "error" }, wording(error)),
     h("a", { href: url, id: "qr-url", class: "muted qr-url" }, url));
   dialog.showModal();
 }
 
 async function showSnapshot() {
   const snapshot = await table.snapshot(`${location.origin}/s`);
-  showQr({ ...snapshot, title: ["QR instantané ", h("small", {}, "Snapshot QR")],
-    hint: "L'état de la table maintenant, dans le QR lui-même : il s'ouvre sans réseau sur un téléphone où Arbitre est installé. Il ne suit pas les taps suivants." });
+  showQr({ ...snapshot, title: t("ui.referee.snapshot_title"), hint: t("ui.referee.snapshot_hint") });
 }
 
 // The secret travels in the fragment, which browsers never send: the QR is drawn here, not by the server.
 async function showHandover() {
   const url = `${location.origin}/r/${code}#s=${encodeURIComponent(secret)}`;
-  showQr({ ...(await table.qr(url)), url, title: ["Passer la main ", h("small", {}, "Hand over / co-referee")],
-    hint: "Ce QR donne le droit d'arbitrer cette table : ne le montrez qu'à la personne qui arbitre avec vous ou après vous." });
+  showQr({ ...(await table.qr(url)), url, title: t("ui.referee.handover_title"), hint: t("ui.referee.handover_hint") });
 }
 
 async function keepAwake() {
@@ -117,16 +127,16 @@ async function keepAwake() {
 }
 
 if (!secret) {
+  await loadCatalogue();
   fill(app, h("section", { class: "card" },
-    h("h1", {}, "Accès arbitre requis"),
-    h("p", {}, "Ce téléphone n'a pas le secret de l'arbitre de cette table. Ouvrez le lien de passation donné par l'arbitre, ou suivez la table."),
-    h("p", { class: "muted", lang: "en" }, "This phone does not hold the referee secret for this table."),
-    h("a", { class: "button primary", href: `/t/${code}` }, "Suivre la table")));
+    h("h1", {}, t("ui.referee.no_secret_title")),
+    h("p", {}, t("ui.referee.no_secret_text")),
+    h("a", { class: "button primary", href: `/t/${code}` }, t("ui.referee.follow"))));
   document.getElementById("undo").disabled = true;
   document.getElementById("more").disabled = true;
 } else {
   remember(code, { game, role: "referee" });
-  [module] = await Promise.all([import(`./games/${game}.js`), loadMessages()]);
+  [module] = await Promise.all([import(`./games/${game}.js`), loadCatalogue()]);
   table = new TableSync({ code, game, secret, answer: initial, onChange: () => render(),
     onRejected: (op, error) => refused(error) });
   await table.start();

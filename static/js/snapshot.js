@@ -1,7 +1,7 @@
 // Opens a snapshot QR: the table's view travels in the URL fragment (deflated JSON, base64url),
 // so an installed phone shows it with no network at all.
 import { fill, h } from "./ui.js";
-import { loadMessages } from "./messages.js";
+import { lang, loadCatalogue, t } from "./i18n.js";
 
 const app = document.getElementById("app");
 
@@ -12,17 +12,18 @@ async function unpack(fragment) {
   return JSON.parse(await new Response(stream).text());
 }
 
+const catalogue = loadCatalogue();
 try {
   const snapshot = await unpack(location.hash.slice(1));
-  const [module] = await Promise.all([import(`./games/${snapshot.game}.js`), loadMessages()]);
+  const [module] = await Promise.all([import(`./games/${snapshot.game}.js`), catalogue]);
   const at = new Date(snapshot.at);
   const age = document.getElementById("snapshot-age");
-  age.textContent = `instantané de ${at.toLocaleTimeString("fr-FR", { hour: "2-digit", minute: "2-digit" })}`;
+  age.textContent = t("ui.snapshot.age", { time: at.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" }) });
   age.dataset.at = snapshot.at;
   app.dataset.code = snapshot.code;
   app.dataset.game = snapshot.game;
   module.view(app, snapshot.state, { code: snapshot.code, snapshot: true });
 } catch {
-  fill(app, h("p", { class: "error" }, "Cet instantané est illisible ou incomplet.",
-    h("small", { lang: "en" }, " This snapshot cannot be read.")));
+  await catalogue;
+  fill(app, h("p", { class: "error" }, t("ui.snapshot.unreadable")));
 }

@@ -6,6 +6,7 @@
 import { api, newId } from "./api.js";
 import { ask, startEngine } from "./engine.js";
 import * as box from "./outbox.js";
+import { t } from "./i18n.js";
 
 const RETRY_MS = 4000;
 
@@ -55,10 +56,12 @@ export class TableSync {
 
   status() {
     const waiting = this.pending.length;
-    if (this.problem) return { kind: "off", text: this.problem.messages.fr, waiting };
-    if (!this.online) return { kind: "off", text: waiting ? `hors ligne · ${waiting} en attente` : "hors ligne · à jour", waiting };
-    if (waiting) return { kind: "busy", text: `⏳ ${waiting} en attente`, waiting };
-    return { kind: "ok", text: "✓ synchronisé", waiting };
+    if (this.problem) return { kind: "off", text: this.problem.message, waiting };
+    if (!this.online) {
+      return { kind: "off", text: waiting ? t("ui.shell.sync.offline_waiting", { n: waiting }) : t("ui.shell.sync.offline_synced"), waiting };
+    }
+    if (waiting) return { kind: "busy", text: t("ui.shell.sync.waiting", { n: waiting }), waiting };
+    return { kind: "ok", text: t("ui.shell.sync.synced"), waiting };
   }
 
   changed() {
@@ -140,7 +143,10 @@ export class TableSync {
   async check(name, params) {
     if (this.engine === "ready" && this.base) {
       const result = await ask({ op: "check", name, params });
-      if (result.error) throw Object.assign(new Error(result.error.code), { messages: result.error.messages || {} });
+      if (result.error) {
+        const { code, params = {} } = result.error;
+        throw Object.assign(new Error(t(code, params)), { code, params, messages: result.error.messages || {} });
+      }
       return result.answer;
     }
     return api.check(this.code, name, params);
@@ -227,7 +233,7 @@ export class TableSync {
         }
         if (err.status === 422) {
           await this.serial(async () => {
-            await this.setAside(op, { code: err.code, messages: err.messages, params: err.params });
+            await this.setAside(op, { code: err.code, message: err.message, params: err.params, rule: err.rule });
             await this.projectAll();
           });
           continue;

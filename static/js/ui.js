@@ -1,4 +1,5 @@
 // Small DOM helpers shared by every page: element building, the toast, hearts.
+import { lang, t } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -24,17 +25,19 @@ export function fill(root, ...children) {
 
 let toastTimer = null;
 
-// Shows a refusal (or a note): French first, English under it.
-export function toast(message, kind = "error") {
+// Shows one sentence (a refusal, or a note) in the page's language; a refusal that names its rule
+// (a URL such as /rules/morto#dealer) offers a link to it.
+export function toast(text, kind = "error", link = null) {
   const box = document.getElementById("toast");
   if (!box) return;
-  const fr = typeof message === "string" ? message : message.fr;
-  const en = typeof message === "string" ? null : message.en;
-  box.replaceChildren(h("span", { class: "fr" }, fr), en && en !== fr ? h("span", { class: "en", lang: "en" }, en) : null);
+  // A sentence still given as {fr, en} (a module not yet on the catalogue) shows the page's half.
+  const message = typeof text === "string" ? text : (text?.[lang] ?? text?.fr ?? String(text));
+  fill(box, h("span", { class: "toast-text" }, message),
+    link ? h("a", { class: "toast-link", href: link }, t("ui.shell.see_rule")) : null);
   box.className = `toast ${kind}`;
   box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { box.hidden = true; }, kind === "error" ? 7000 : 3000);
+  toastTimer = setTimeout(() => { box.hidden = true; }, kind === "error" ? (link ? 12000 : 7000) : 3000);
 }
 
 export function clearToast() {
@@ -46,7 +49,8 @@ export function hearts(lives, max) {
   const shown = Math.max(lives, max);
   const items = [];
   for (let i = 0; i < shown; i++) items.push(h("span", { class: i < lives ? "full" : "lost" }, i < lives ? "♥" : "♡"));
-  return h("span", { class: "hearts", "aria-label": `${lives} vie${lives > 1 ? "s" : ""}`, "data-lives": lives }, items);
+  const label = t(`ui.shell.lives.${new Intl.PluralRules(lang).select(lives) === "one" ? "one" : "other"}`, { n: lives });
+  return h("span", { class: "hearts", role: "img", "aria-label": label, "data-lives": lives }, items);
 }
 
 export function byId(state) {

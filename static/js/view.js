@@ -1,8 +1,8 @@
 // The table view the QR code opens: read-only, redrawn live on every referee tap. The last state
 // seen is kept on the phone, so a reload with no network still shows it, with its age.
 import { follow } from "./live.js";
-import { recall, remember } from "./tables.js";
-import { loadMessages } from "./messages.js";
+import { note, recall, remember } from "./tables.js";
+import { loadCatalogue } from "./i18n.js";
 
 const app = document.getElementById("app");
 const { code, game, player } = app.dataset;
@@ -16,14 +16,15 @@ try {
     seenAt = new Date(kept.at);
   }
 } catch { /* nothing kept */ }
-const [module] = await Promise.all([import(`./games/${game}.js`), loadMessages()]);
-
 if (!recall(code)?.secret) remember(code, { game, role: "follower" });
+else remember(code, {}); // a referee looking at the view: still the table opened last
+const [module] = await Promise.all([import(`./games/${game}.js`), loadCatalogue()]);
 
 // The same page shows one player's own page when it names a player (games that have one).
 function render() {
   if (player && module.player) module.player(app, answer.state, { code, player });
   else module.view(app, answer.state, { code });
+  note(code, answer.version, answer.state, seenAt || new Date()); // the home page's "My tables" line
   document.dispatchEvent(new CustomEvent("arbitre:table", { detail: { role: "viewer", code, version: answer.version, state: answer.state } }));
 }
 
@@ -32,6 +33,7 @@ follow(code, (fresh, at) => {
   localStorage.setItem(KEY, JSON.stringify({ answer: fresh, at: at.toISOString() }));
   if (fresh.version >= answer.version) {
     answer = fresh;
+    seenAt = at;
     render();
   }
 }, document.getElementById("sync"), { lastAt: seenAt });

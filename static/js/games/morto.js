@@ -122,6 +122,7 @@ function revealSheet(state, players, ctx, action) {
   const tapped = order.filter((id) => draft.cards[id] !== undefined).length;
   const rows = order.map((id) => h("div", { class: `reveal-row${losers.includes(id) ? " loses" : ""}`, "data-reveal": id },
     h("span", { class: "player-name" }, players[id].name), players[id].dealer ? h("span", { class: "pill dealer" }, t("ui.morto.pill.dealer")) : null,
+    losers.includes(id) ? h("span", { class: "loses-life" }, t("ui.morto.loses_life")) : null,
     rankButtons(state, players[id], ctx)));
   // A failed check (no engine, no network) leaves the judging to the server.
   const ready = answer === null || Boolean(answer?.complete);
