@@ -10,7 +10,8 @@ What raises what, and the status it gets (decided here, never in the engine):
 - anything else is a bug: logged, and answered 500 ``internal``; nothing was committed.
 
 Under ``/api/`` every one of them is ``{"error": {"code", "message", "messages", "params"}}``, built by
-`error_response` alone. The pages keep HTML: their 404 is the bilingual "nothing here" page.
+`error_response` alone, plus ``rule`` (``/rules/morto#dead``) when a rule of the game forbids it
+(`engine.rulebook` maps the codes). The pages keep HTML: their 404 is the bilingual "nothing here" page.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Refused(Exception):
 
 def error_response(status: int, code: str, params: dict) -> Response:
     """The one shape of every error answer: the code, its sentence in the client's language and in
-    both, and the params the sentences quote."""
+    both, and the params the sentences quote; and where the rule behind it is explained, if one is."""
     response = jsonify({"error": refusal(code, params, i18n.current())})
     response.status_code = status
     return response

@@ -108,7 +108,7 @@ def test_the_switch_changes_the_language_and_it_is_remembered(phone, server):
     context = phone()  # a French phone whose person prefers English
     page = context.new_page()
     page.goto("/")
-    page.get_by_role("button", name="Passer en anglais (English)").click()
+    page.get_by_role("button", name="EN — passer en anglais (English)").click()
     expect(page.locator("html")).to_have_attribute("lang", "en")
     expect(page.get_by_role("heading", name="New table", exact=True)).to_be_visible()
     cookie = next(c for c in context.cookies() if c["name"] == "lang")
@@ -125,7 +125,7 @@ def test_the_switch_changes_the_language_and_it_is_remembered(phone, server):
     page.goto(f"/r/{table['code']}#s={table['secret']}")
     expect(page.locator("#undo")).to_have_text("↶ Undo")
     page.click("#more")
-    page.get_by_role("button", name="Switch to French (français)").click()
+    page.get_by_role("button", name="FR — switch to French (français)").click()
     expect(page.locator("#undo")).to_have_text("↶ Annuler")
     expect(page.locator("html")).to_have_attribute("lang", "fr")
     page.goto("/")
@@ -274,7 +274,7 @@ def test_my_tables_lists_this_phones_tables_newest_first_with_their_state(phone,
     expect(rows.first).to_have_attribute("data-code", finished["code"])
 
     # The same list in English: the same lines, worded in the page's language.
-    page.get_by_role("button", name="Passer en anglais (English)").click()
+    page.get_by_role("button", name="EN — passer en anglais (English)").click()
     expect(page.get_by_role("heading", name="My tables")).to_be_visible()
     expect(rows.first.locator(".pill")).to_have_text("followed")
     expect(rows.first.locator(".my-summary")).to_have_text(summary_line("en", state[finished["code"]]))

@@ -358,10 +358,15 @@ def _title(raw, adventure: int) -> str:
     return title
 
 
+def default_title(n: int) -> str:
+    """The title an adventure has until the table gives it one (a page words it in its language)."""
+    return f"Aventure {n}"
+
+
 def _titles(options: dict) -> list[str]:
     raw = options.get("titles")
     if raw is None:
-        return [f"Aventure {n}" for n in range(1, ADVENTURES + 1)]
+        return [default_title(n) for n in range(1, ADVENTURES + 1)]
     if not isinstance(raw, list) or len(raw) != ADVENTURES:
         count = len(raw) if isinstance(raw, list) else short(raw)
         raise InvalidEvent("existentiel.bad_titles", count=count)
@@ -703,6 +708,7 @@ def view(state: dict) -> dict:
         "cycle": state["cycle"],
         "rendezvous": dict(state["rendezvous"]) if state["rendezvous"] else None,
         "titles": list(state["titles"]),
+        "titled": [title != default_title(n) for n, title in enumerate(state["titles"], start=1)],
         "death": DEATH,
         "petit_chelem": DEATH - 1,
         "dice": list(DIE_FACES),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 from engine.core import GAME_MODULES
+from engine.rulebook import rule_url
 
 LANGS = ("fr", "en")
 
@@ -163,13 +164,18 @@ def text(code: str, params: dict | None = None, lang: str = "fr") -> str:
 
 def refusal(code: str, params: dict, lang: str = "fr") -> dict:
     """A refusal as every client reads it: the code, its sentence in ``lang`` and in both languages,
-    and the params the sentences quote."""
-    return {
+    the params the sentences quote, and ``rule``, where the app's short rules explain the rule that
+    refused, when a rule of a game did (`engine.rulebook`)."""
+    refused = {
         "code": code,
         "message": text(code, params, lang),
         "messages": {other: text(code, params, other) for other in LANGS},
         "params": params,
     }
+    rule = rule_url(code)
+    if rule:
+        refused["rule"] = rule
+    return refused
 
 
 def worded(result, lang: str = "fr"):

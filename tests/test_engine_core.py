@@ -444,8 +444,8 @@ def test_the_summary_of_a_running_table_names_its_moment():
 
 
 def test_the_summary_of_a_finished_table_is_its_outcome():
-    state = core.replay("morto", ["Ada", "Bruno", "Chiara"], {"lives": 1},
-                        [{"type": "touched_early", "player": "p2"}, {"type": "touched_early", "player": "p3"}])
+    touches = [{"type": "touched_early", "player": pid} for pid in ("p2", "p3")]
+    state = core.replay("morto", ["Ada", "Bruno", "Chiara"], {"lives": 1}, touches)
     view = core.view("morto", state)
     assert view["over"]
     assert view["summary"] == {"code": view["outcome"]["reason"], "params": view["outcome"]["params"]}

@@ -18,6 +18,7 @@ from companion.errors import Refused
 from engine import core
 from engine.core import RuleError
 from engine.messages import catalogue, text
+from engine.rulebook import rule_url
 from tests.conftest import MORTO_NAMES, bearer
 
 ENGLISH = {"Accept-Language": "en"}
@@ -30,7 +31,10 @@ def refused(response, status: int, code: str, language: str = "fr") -> dict:
     body = response.get_json()
     assert list(body) == ["error"]
     error = body["error"]
-    assert list(error) == ["code", "message", "messages", "params"]
+    # ``rule``, where the app's short rules explain it, only for a rule of a game (engine.rulebook).
+    rule = rule_url(code)
+    assert list(error) == ["code", "message", "messages", "params", *(["rule"] if rule else [])]
+    assert error.get("rule") == rule
     assert error["code"] == code
     assert code in catalogue()  # worded, not a bare code
     params = error["params"]
@@ -260,7 +264,9 @@ def test_a_page_that_does_not_exist_is_the_html_not_found_page(client, path):
     assert response.status_code == 404
     assert response.mimetype == "text/html"
     page = response.get_data(as_text=True)
-    assert "Rien ici" in page and "Nothing here" in page
+    assert "Rien ici" in page and "Nothing here" not in page  # in the page's one language
+    english = client.get(path, headers={"Accept-Language": "en-US"}).get_data(as_text=True)
+    assert "Nothing here" in english and "Rien ici" not in english
 
 
 def test_an_unknown_table_is_json_on_the_api_and_html_on_its_page(client):

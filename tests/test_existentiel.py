@@ -905,3 +905,12 @@ def test_every_refusal_code_is_reachable_and_worded():
     story = {code for code in MODULE.MESSAGES if code.startswith("existentiel.story.")}
     assert set(cases) | set(setup_cases) == set(MODULE.MESSAGES) - INFO_CODES - story
     assert INFO_CODES.issubset(MODULE.MESSAGES)
+
+
+def test_the_view_says_which_adventures_the_table_titled():
+    state = core.setup("existentiel", [{"name": "Ada", "birth_month": 3}], {})
+    view = core.view("existentiel", state)
+    assert view["titles"][6] == "Aventure 7" and view["titled"] == [False] * 29
+    state = core.apply("existentiel", state, {"type": "set_title", "adventure": 7, "title": "Parachute"})
+    titled = core.view("existentiel", state)["titled"]
+    assert titled[6] is True and titled.count(True) == 1

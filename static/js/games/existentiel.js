@@ -37,14 +37,19 @@ function allowed(state, type, player) {
 
 // --- shared pieces -------------------------------------------------------------------------------
 
+// A title the table gave, else the default one in the page's language.
+function titleOf(state, n) {
+  return state.titled[n - 1] ? state.titles[n - 1] : t("ui.existentiel.default_title", { n });
+}
+
 function adventure(state, n) {
-  return t("ui.existentiel.adventure", { n, title: state.titles[n - 1] });
+  return t("ui.existentiel.adventure", { n, title: titleOf(state, n) });
 }
 
 function adventureEl(state, n, cls = "adventure") {
   return h("span", { class: cls, "data-adventure": n },
     h("span", { class: "adventure-number" }, t("ui.existentiel.number", { n })), " — ",
-    h("span", { class: "adventure-title" }, state.titles[n - 1]));
+    h("span", { class: "adventure-title" }, titleOf(state, n)));
 }
 
 // The adventures' numbers, as the table's titles list them.

@@ -307,9 +307,12 @@ function abortionCard(state, ctx) {
     h("div", { class: "gj-chips" }, listed.map((action) => {
       const p = players[action.player];
       return h("button", { type: "button", class: "gj-chip", "data-action": "abortion", "data-player": p.id,
-        style: `--pc:${colorOf(state, p.id)}`, "aria-label": t("ui.gjdlv.abortion_by", { name: p.name }),
+        // The accessible name starts with the visible text (the name, the count), then what the tap does.
+        style: `--pc:${colorOf(state, p.id)}`,
+        "aria-label": p.abortions ? t("ui.gjdlv.abortion_by_count", { name: p.name, count: p.abortions })
+          : t("ui.gjdlv.abortion_by", { name: p.name }),
         onclick: () => record(ctx, action) },
-        icon("🧪"), " ", p.name, p.abortions ? h("span", { class: "gj-badge" }, `×${p.abortions}`) : null);
+        icon("🧪"), " ", p.name, p.abortions ? [" ", h("span", { class: "gj-badge" }, `×${p.abortions}`)] : null);
     })));
 }
 
