@@ -508,7 +508,7 @@ def test_unknown_fields_are_refused_by_the_engine_itself():
 @pytest.mark.parametrize(("game", "options", "field"), [
     ("morto", {"lives": 3, "live": 4}, "live"),
     ("existentiel", {"title": ["A"] * 29}, "title"),
-    ("gjdlv", {"rules": "simples", "mode": "tracker"}, "mode"),
+    ("gjdlv", {"rules": "simples", "modes": "tracker"}, "modes"),
 ])
 def test_an_option_the_game_does_not_have_is_refused_not_ignored(client, game, options, field):
     body = {"game": game, "players": PLAYERS[game], "options": options}

@@ -282,9 +282,11 @@ def test_a_refusal_as_every_client_reads_it():
         "messages": {"fr": "Le·a dealer a le droit de parler aux mort·es.",
                      "en": "The dealer may speak to the dead."},
         "params": params,
+        "rule": "/rules/morto#dead",  # where the app's short rules explain it (engine.rulebook)
     }
     assert refusal("morto.dead_cannot_touch", params)["message"] == (
         "Bruno est mort·e : les mort·es ne reçoivent pas de carte.")
+    assert "rule" not in refusal("unknown_player", {"player": "p9", "field": "player"})  # no game's rule
 
 
 def test_a_check_answer_is_worded_at_every_depth():

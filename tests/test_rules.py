@@ -252,3 +252,10 @@ def test_a_refusal_without_a_rule_has_no_rule_key(make_table, client):
 def test_rule_urls_have_the_documented_shape():
     for code in sorted(game_codes()):
         assert re.fullmatch(r"/rules/(morto|existentiel|gjdlv)#[a-z-]+", rule_url(code)), code
+
+
+def test_the_pages_of_a_table_and_the_home_page_link_to_the_rules(make_table, client):
+    table = make_table("gjdlv", ["Ada", "Bruno"])
+    for page in (f"/r/{table.code}", f"/t/{table.code}"):
+        assert 'href="/rules/gjdlv"' in client.get(page).get_data(as_text=True)
+    assert 'href="/rules"' in client.get("/").get_data(as_text=True)

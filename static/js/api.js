@@ -37,6 +37,8 @@ export function newId() {
 
 export const api = {
   createTable: (game, players, options) => call("POST", "/api/tables", { body: { game, players, options } }),
+  // An exported game made a new table, answered like createTable (a refusal's params.index names the event).
+  importTable: (exported) => call("POST", "/api/tables/import", { body: exported }),
   getTable: (code) => call("GET", `/api/tables/${code}`),
   postEvent: (code, secret, event) => call("POST", `/api/tables/${code}/events`, { body: event, secret }),
   undo: (code, secret, version, id) => call("POST", `/api/tables/${code}/undo`, { body: { version, id }, secret }),

@@ -1,27 +1,12 @@
 // The import page: read an exported game (JSON), post it to make a new table, keep its referee
 // secret on this phone (as the new-table form does) and open its referee page.
-import { ApiError } from "./api.js";
+import { api } from "./api.js";
 import { remember } from "./tables.js";
 import { t, lang, loadCatalogue } from "./i18n.js";
 
 const form = document.getElementById("import");
 const error = document.getElementById("import-error");
 const submit = document.getElementById("import-submit");
-
-// POST /api/tables/import, answered like POST /api/tables (the refusal's `params.index` names the event).
-async function importTable(exported) {
-  let response;
-  try {
-    response = await fetch("/api/tables/import", { method: "POST", body: JSON.stringify(exported),
-      headers: { Accept: "application/json", "Content-Type": "application/json" } });
-  } catch {
-    throw new ApiError(0, null);
-  }
-  let data = null;
-  try { data = await response.json(); } catch { /* not JSON: handled below */ }
-  if (!response.ok) throw new ApiError(response.status, data?.error);
-  return data;
-}
 
 function show(message) {
   error.textContent = message;
@@ -43,12 +28,12 @@ form.addEventListener("submit", async (event) => {
   submit.disabled = true;
   submit.textContent = t("ui.results.importing");
   try {
-    const created = await importTable(exported);
+    const created = await api.importTable(exported);
     remember(created.code, { game: created.game, secret: created.secret, role: "referee" });
     location.href = `/r/${created.code}`;
   } catch (err) {
     const message = err.status ? err.message : err.messages[lang];
-    const index = err instanceof ApiError ? err.params.index : undefined;
+    const index = err.params?.index;
     show(Number.isInteger(index) ? t("ui.results.import_refused", { number: index + 1, message }) : message);
   } finally {
     submit.disabled = false;

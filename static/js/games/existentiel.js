@@ -523,7 +523,7 @@ function adventureRow(state, p, n) {
   const s = squareState(p, n);
   return h("li", { class: `adventure-row sq-row-${s}`, "data-square": n, "data-state": s },
     h("span", { class: `square sq-${s}`, "aria-hidden": "true" }, n),
-    h("span", { class: "adventure-title" }, state.titles[n - 1],
+    h("span", { class: "adventure-title" }, titleOf(state, n),
       n === state.death ? atDeath() : null),
     h("span", { class: `state-label st-${s}` }, s === "none" ? "—" : squareWords(s),
       refusedBefore(p, n, s) ? [" ", h("small", { class: "also-refused" }, t("ui.existentiel.refused_before_short"))] : null));
