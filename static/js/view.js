@@ -29,6 +29,8 @@ function render() {
 }
 
 render();
+const rulesLink = document.getElementById("rules-link"); // the table view's, not a player's page
+if (rulesLink) rulesLink.hidden = false;
 follow(code, (fresh, at) => {
   localStorage.setItem(KEY, JSON.stringify({ answer: fresh, at: at.toISOString() }));
   if (fresh.version >= answer.version) {
