@@ -1,16 +1,26 @@
-"""The rules engine in CPython: apply one event (with the copy that makes refusals safe), replay a log, undo.
+"""The rules engine in CPython: apply one event as the server does (in place), replay a log, undo.
 
 Run: .venv/bin/python bench/engine.py
 Logs are real games played by a seeded script: Il Morto with 12 players and 9 lives, Le jeu
 existentiel with 7 players over many cycles, GJDLV with 4 players over 9 full rounds, kept on the score
 sheet (``gjdlv``) and played through card by card (``gjdlv/play``: every play chosen among
-``state.actions`` with a card among those ``play.choices`` offers, answers included). The last two
-columns are the view every answer carries (actions, and the tracker's card choices, included).
+``state.actions`` with a card among those ``play.choices`` offers, answers included).
+
+The first table is one apply per event of each log, median and p95 over its events: *in place* as
+the server's write does it (``core.game`` then ``core.apply_in_place``, on the snapshot it has just
+read), *core.apply* (a copy by pickle first, for callers that keep their state), and *deepcopy* the
+way ``core.apply`` used to do it (``copy.deepcopy`` then the same apply), all in the same run. Each
+event's figure is the best of ``ROUNDS`` batches of ``BATCH`` applies, each to its own copy of the
+state before it. The second table: replay, undo and the view every answer carries.
+The same timing runs in Pyodide (bench/engine_pyodide.py imports this file).
 """
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -117,21 +127,87 @@ def per_call(repeat: int, fn, *args) -> float:
     return (time.perf_counter() - start) / repeat
 
 
+ROUNDS, BATCH = 5, 10
+
+
+def _in_place(game: str, state: dict, event: dict) -> None:
+    """The server's write (companion/store.py): the game's module, then the event on the snapshot."""
+    core.apply_in_place(core.game(game), state, event)
+
+
+def _deepcopy_apply(game: str, state: dict, event: dict) -> dict:
+    """``core.apply`` as it was: a ``copy.deepcopy`` of the state, then the event on the copy."""
+    new_state = copy.deepcopy(state)
+    core.apply_in_place(core.game(game), new_state, event)
+    return new_state
+
+
+WAYS = {"in place": _in_place, "core.apply": core.apply, "deepcopy": _deepcopy_apply}
+
+
+def apply_times(game: str, players, options, events, rounds: int = ROUNDS, batch: int = BATCH) -> dict:
+    """``{way: [µs per event of the log]}``: for each event, the best of ``rounds`` batches of
+    ``batch`` applies (each to its own copy of the state before the event) of each way."""
+    module = core.game(game)
+    state = core.setup(game, players, options)
+    times: dict[str, list[float]] = {way: [] for way in WAYS}
+    clock = time.perf_counter_ns
+    for event in events:
+        frozen = pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
+        for way, fn in WAYS.items():
+            best = float("inf")
+            for _ in range(rounds):
+                states = [pickle.loads(frozen) for _ in range(batch)]
+                start = clock()
+                for each in states:
+                    fn(game, each, event)
+                best = min(best, (clock() - start) / batch)
+            times[way].append(best / 1e3)
+        core.apply_in_place(module, state, event)
+    return times
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def logs(seed: int = 2026) -> tuple:
+    rng = random.Random(seed)
+    return morto_log(rng), existentiel_log(rng), gjdlv_log(rng), gjdlv_tracker_log(rng)
+
+
+def apply_table(all_logs, rounds: int = ROUNDS, batch: int = BATCH) -> list[str]:
+    """The apply table's lines: per game, each way's median and p95, and the ratios to in place."""
+    lines = [f"{'game':<12} {'events':>6} {'in place p50':>13} {'p95':>7} {'core.apply p50':>15} {'p95':>7} "
+             f"{'deepcopy p50':>13} {'p95':>7} {'deepcopy/in place':>18}"]
+    for name, players, options, events in all_logs:
+        times = apply_times(name.split("/")[0], players, options, events, rounds, batch)
+        medians = {way: statistics.median(values) for way, values in times.items()}
+        lines.append(
+            f"{name:<12} {len(events):>6} {medians['in place']:>10.1f} µs {p95(times['in place']):>7.1f} "
+            f"{medians['core.apply']:>12.1f} µs {p95(times['core.apply']):>7.1f} "
+            f"{medians['deepcopy']:>10.1f} µs {p95(times['deepcopy']):>7.1f} "
+            f"{medians['deepcopy'] / medians['in place']:>17.1f}x")
+    return lines
+
+
 def main() -> None:
-    rng = random.Random(2026)
+    all_logs = logs()
+    print("apply one event, µs per event of the log (median and p95 over its events)")
+    for line in apply_table(all_logs):
+        print(line)
+    print()
     print(f"{'game':<12} {'events':>6} {'replay log':>12} {'per event':>11} "
-          f"{'apply 1 (copy)':>15} {'undo (replay)':>14} {'view p50':>9} {'view max':>9}")
-    logs = (morto_log(rng), existentiel_log(rng), gjdlv_log(rng), gjdlv_tracker_log(rng))
-    for name, players, options, events in logs:
+          f"{'undo (replay)':>14} {'view p50':>9} {'view max':>9}")
+    for name, players, options, events in all_logs:
         game = name.split("/")[0]
         replay = per_call(20, core.replay, game, players, options, events)
-        state = core.replay(game, players, options, events[:-1])
-        apply = per_call(200, core.apply, game, state, events[-1])
         undo = per_call(20, core.undo, game, players, options, events)
         views = sorted(per_call(5, core.view, game, core.replay(game, players, options, events[:i]))
                        for i in range(0, len(events), max(1, len(events) // 60)))
         print(f"{name:<12} {len(events):>6} {replay * 1e3:>9.2f} ms {replay / len(events) * 1e6:>8.1f} µs "
-              f"{apply * 1e6:>12.1f} µs {undo * 1e3:>11.2f} ms {views[len(views) // 2] * 1e3:>6.2f} ms "
+              f"{undo * 1e3:>11.2f} ms {views[len(views) // 2] * 1e3:>6.2f} ms "
               f"{views[-1] * 1e3:>6.2f} ms")
 
 

@@ -73,6 +73,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     errors.register(app)
     i18n.register(app)
     headers.register(app)
+    offline.install(app)  # Flask-Compress on text answers; versioned static URLs in templates
     limits.install(app)
     return app
 

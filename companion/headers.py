@@ -8,8 +8,9 @@ and why each source is there:
   the Pyodide runtime under ``/pyodide/``, never inline (the pages' JSON data blocks,
   ``<script type="application/json">``, are data, not run). ``'wasm-unsafe-eval'`` lets Pyodide
   compile its WebAssembly (the engine worker) and nothing else: no ``eval``, no ``new Function``.
-- ``worker-src 'self'``: the engine's Web Worker (``/static/js/engine-worker.js``, a module worker)
-  and the service worker (``/sw.js``) are both same-origin files; Pyodide makes no blob: worker.
+- ``worker-src 'self'``: the engine's Web Worker (``/static/v/<version>/js/engine-worker.js``, a
+  module worker) and the service worker (``/sw.js``) are both same-origin files; Pyodide makes no
+  blob: worker.
 - ``connect-src 'self'``: the API, the live stream (EventSource), the engine bundle and the
   Pyodide files the worker fetches.
 - ``img-src 'self'``: the icons and the QR code SVG of ``/api/tables/<code>/qr.svg``. The snapshot

@@ -1,9 +1,21 @@
 """What makes the app installable and able to referee offline: the service worker, the manifest,
-the Pyodide runtime (from npm, gzip on the wire) and the engine's sources for the browser.
+the Pyodide runtime (from npm, gzip on the wire) and the engine's sources for the browser; and how
+every asset travels: compressed (Flask-Compress) and, under a versioned URL, cached for a year.
 
 Every asset the service worker precaches is listed here, and the cache version is a hash of them
 all, so any change to the engine, a page, a script or the runtime makes a new version that the
 phones announce and install.
+
+Versioned static URLs: templates' ``url_for('static', filename=…)`` gives
+``/static/v/<version>/<filename>``, served ``immutable`` for a year. ES modules import each other by
+relative URL (``./ui.js``), so a module loaded from ``/static/v/<version>/js/`` imports its
+neighbours from the same versioned folder: one page never mixes two versions' modules, online or
+offline. A request for another version's folder (an old page still open after a deployment) gets
+today's file, never cached (``no-cache``); ``/static/<filename>`` (unversioned) is revalidated.
+
+Two precaches in the service worker: the shell (every page's assets) for every phone, and the
+engine runtime (Pyodide and the engine bundle) only for a phone that referees, when its referee
+page asks for it: a follower never downloads the runtime.
 """
 
 from __future__ import annotations
@@ -16,7 +28,19 @@ import os
 import threading
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, current_app, render_template, request, send_file
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    abort,
+    current_app,
+    render_template,
+    request,
+    send_file,
+    send_from_directory,
+    url_for,
+)
+from flask_compress import Compress
 
 from companion import ROOT, i18n
 from engine.messages import catalogue
@@ -30,6 +54,10 @@ PYODIDE_DIR = ROOT / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json")
 PAGES = ("/", "/s")  # pages that work with no table in the URL, precached whole
+IMMUTABLE = "public, max-age=31536000, immutable"
+# Text answers compressed on the wire; never the live stream (text/event-stream, streamed).
+COMPRESSED = ["text/html", "text/css", "text/javascript", "application/javascript", "application/json",
+              "application/manifest+json", "image/svg+xml", "text/plain"]
 MIME = {".mjs": "text/javascript", ".wasm": "application/wasm", ".zip": "application/zip",
         ".json": "application/json"}
 
@@ -53,10 +81,10 @@ def _bundle_sources() -> dict[str, Path]:
     return files
 
 
-def _static_assets() -> list[str]:
+def _static_files() -> list[str]:
     static = Path(current_app.static_folder)
     return sorted(
-        "/static/" + path.relative_to(static).as_posix()
+        path.relative_to(static).as_posix()
         for path in static.rglob("*")
         if path.is_file() and not path.name.startswith(".")
     )
@@ -85,13 +113,13 @@ def _state() -> dict:
         digest.update(os.environ.get("ARBITRE_RELEASE", "").encode())
         version = digest.hexdigest()[:12]
         bundle = json.dumps({"version": version, "files": sources}, ensure_ascii=False).encode()
-        assets = list(PAGES) + _static_assets() + ["/manifest.webmanifest", "/engine/bundle.json",
-                                                   "/engine/messages.json"]
-        assets += [f"/i18n/{lang}.json" for lang in i18n.LANGS]
-        if runtime:
-            assets += [f"/pyodide/{name}" for name in PYODIDE_FILES]
-        cached = {"version": version, "bundle": bundle, "bundle_gz": gzip.compress(bundle, 9),
-                  "assets": assets}
+        # The shell: what every phone precaches (the page's language's catalogue is added by the
+        # page itself, static/js/pwa.js). The engine: only a referee's phone, when its page asks.
+        shell = list(PAGES) + [f"/static/v/{version}/{name}" for name in _static_files()]
+        shell += ["/manifest.webmanifest"]
+        engine = ["/engine/bundle.json"] + ([f"/pyodide/{name}" for name in PYODIDE_FILES] if runtime else [])
+        cached = {"version": version, "bundle": bundle, "shell": shell, "engine": engine,
+                  "catalogues": [f"/i18n/{lang}.json" for lang in i18n.LANGS]}
         current_app.extensions["arbitre_offline"] = cached
         return cached
 
@@ -111,10 +139,95 @@ def _accepts_gzip() -> bool:
     return "gzip" in request.headers.get("Accept-Encoding", "")
 
 
+def static_url(filename: str) -> str:
+    """The versioned URL of a static file: ``/static/v/<version>/<filename>``."""
+    return url_for("offline.versioned_static", version=app_version(), filename=filename)
+
+
+def _template_url_for(endpoint: str, **values) -> str:
+    """``url_for`` in templates: static files get their versioned URL, the rest is Flask's own."""
+    if endpoint == "static" and set(values) == {"filename"}:
+        return static_url(values["filename"])
+    return url_for(endpoint, **values)
+
+
+class _AssetCache:
+    """Flask-Compress's cache of compressed answers, for answers fixed by the version alone."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, bytes] = {}
+
+    def get(self, key: str) -> bytes | None:
+        return self.data.get(key)
+
+    def set(self, key: str, value: bytes) -> None:
+        if not key.endswith(";"):
+            self.data[key] = value
+
+
+def _cache_key(req) -> str:
+    """Versioned static files, the engine bundle and the catalogues: one compression per version.
+    Anything else (pages, the API) is compressed afresh: its empty key is never stored."""
+    if req.endpoint == "offline.versioned_static" and req.view_args.get("version") == app_version():
+        return req.path
+    if req.endpoint in ("offline.engine_bundle", "offline.language_catalogue", "offline.engine_messages"):
+        return f"{req.path}@{app_version()}"
+    return ""
+
+
+def _in_memory(response: Response) -> Response:
+    """Flask serves a file as a stream, which Flask-Compress leaves alone: a text file is read into
+    memory (they are small; the Pyodide runtime does not come this way) so that it is compressed."""
+    if response.mimetype in COMPRESSED and response.status_code == 200 and response.is_streamed:
+        source = response.response
+        try:
+            body = b"".join(response.iter_encoded())
+        finally:
+            getattr(source, "close", lambda: None)()
+        response.direct_passthrough = False
+        response.set_data(body)
+    return response
+
+
+def _buffered_static(view):
+    def static(**values):
+        return _in_memory(view(**values))
+
+    return static
+
+
+def install(app: Flask) -> None:
+    """Compression of text answers (Flask-Compress), the versioned static URLs in templates."""
+    app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED)
+    app.config.setdefault("COMPRESS_LEVEL", 9)  # gzip: what Chromium asks over plain HTTP
+    app.config.setdefault("COMPRESS_BR_LEVEL", 6)
+    app.config.setdefault("COMPRESS_ZSTD_LEVEL", 9)
+    app.config.setdefault("COMPRESS_STREAMS", False)  # the live stream goes out frame by frame
+    app.config.setdefault("COMPRESS_CACHE_BACKEND", _AssetCache)
+    app.config.setdefault("COMPRESS_CACHE_KEY", _cache_key)
+    Compress(app)
+    app.view_functions["static"] = _buffered_static(app.view_functions["static"])
+    app.jinja_env.globals["url_for"] = _template_url_for
+    app.jinja_env.globals["static_url"] = static_url
+
+
+@bp.get("/static/v/<version>/<path:filename>")
+def versioned_static(version: str, filename: str):
+    """A static file under its version: cached for a year when it is today's version."""
+    response = _in_memory(send_from_directory(current_app.static_folder, filename, max_age=0))
+    if version == app_version():
+        response.headers["Cache-Control"] = IMMUTABLE
+    else:  # another version's page: today's file, but never kept under that version's name
+        response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
 @bp.get("/sw.js")
 def service_worker():
     state = _state()
-    body = render_template("sw.js", version=state["version"], assets=state["assets"])
+    body = render_template("sw.js", version=state["version"], shell=state["shell"],
+                           engine=state["engine"], catalogues=state["catalogues"],
+                           pyodide=pyodide_version())
     return Response(body, mimetype="text/javascript",
                     headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"})
 
@@ -151,12 +264,8 @@ def manifest():
 def engine_bundle():
     """The engine's Python sources (and qrcode's) for the browser's Pyodide worker."""
     state = _state()
-    gz = _accepts_gzip()
-    response = Response(state["bundle_gz"] if gz else state["bundle"], mimetype="application/json")
-    if gz:
-        response.headers["Content-Encoding"] = "gzip"
-    response.headers["Vary"] = "Accept-Encoding"
-    response.headers["ETag"] = state["version"]
+    response = Response(state["bundle"], mimetype="application/json")  # compressed by Flask-Compress
+    response.set_etag(state["version"])
     return response
 
 
@@ -164,7 +273,7 @@ def engine_bundle():
 def engine_messages():
     """Every code's French and English sentence, for pages that show a code the state names."""
     response = Response(json.dumps(catalogue(), ensure_ascii=False), mimetype="application/json")
-    response.headers["ETag"] = _state()["version"]
+    response.set_etag(_state()["version"])
     return response
 
 
@@ -174,7 +283,7 @@ def language_catalogue(lang: str):
     if lang not in i18n.LANGS:
         abort(404)
     response = Response(json.dumps(i18n.catalogue(lang), ensure_ascii=False), mimetype="application/json")
-    response.headers["ETag"] = _state()["version"]
+    response.set_etag(_state()["version"])
     return response
 
 

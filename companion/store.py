@@ -152,7 +152,11 @@ def append_event(table_id: int, body: dict) -> dict:
         if earlier is not None:
             return earlier.result or answer_at(table, earlier.version), False
         _check_version(table, body)
-        state = core.apply(table.game, table.state, event)
+        # ``table.state`` was decoded from the row for this attempt alone (a rollback expires it and
+        # the next attempt reads it again), so the event applies to it in place, with no copy: every
+        # handler checks before it mutates, so a refused event leaves it as it was.
+        state = table.state
+        core.apply_in_place(core.game(table.game), state, event)
         version = table.version + 1
         result = {"version": version, "state": core.view(table.game, state)}
         seq = db.session.execute(

@@ -30,12 +30,14 @@ def api(base: str, path: str, body=None, secret: str | None = None):
 
 
 def installed_referee(phone, server, table):
-    """A phone that opened the referee page and has the app installed: service worker and engine ready."""
+    """A phone that opened the referee page and has the app installed: service worker and engine ready,
+    and the engine runtime kept by the service worker (the referee page asked for it)."""
     context = phone()
     page = context.new_page()
     page.goto(f"/r/{table['code']}#s={table['secret']}")
     expect(page.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
     expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
+    expect(page.locator("html")).to_have_attribute("data-engine-cached", "yes")
     return context, page
 
 
@@ -186,10 +188,15 @@ def test_a_tap_the_co_referee_made_illegal_is_set_aside_with_its_reason(phone, s
 def test_follower_offline_keeps_the_last_state_and_reconnects(phone, server):
     table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd"]})
     follower = phone()
+    requests = []  # the page's, its workers' and its service worker's (the precache) alike
+    follower.on("request", lambda request: requests.append(request.url))
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED|Failed to load resource")
     view = follower.new_page()
     view.goto(f"/t/{table['code']}")
     expect(view.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+    # A follower never downloads the engine: no Pyodide runtime, no engine bundle, even precached.
+    assert any("/static/v/" in url for url in requests)  # the service worker's precache was seen
+    assert not [url for url in requests if "/pyodide/" in url or "/engine/bundle.json" in url]
     expect(view.locator("#sync")).to_have_text("en direct")
     api(server, f"/api/tables/{table['code']}/events", {"id": "e1", "type": "touched_early", "player": "p2"},
         secret=table["secret"])
@@ -206,6 +213,7 @@ def test_follower_offline_keeps_the_last_state_and_reconnects(phone, server):
     follower.set_offline(False)
     expect(view.locator("#sync")).to_have_text("en direct", timeout=SYNC_TIMEOUT_MS)
     expect(view.locator("[data-player=p3] .hearts")).to_have_attribute("data-lives", "2")
+    assert not [url for url in requests if "/pyodide/" in url]
 
 
 def test_snapshot_qr_opens_on_a_second_phone_with_no_network(phone, server):

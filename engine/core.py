@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import pickle
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -96,11 +97,17 @@ class Note:
 GAME_MODULES = {"morto": "engine.morto", "existentiel": "engine.existentiel", "gjdlv": "engine.gjdlv"}
 
 
+_LOADED: dict[str, Any] = {}  # game id -> its module, once imported: every apply asks for it
+
+
 def game(game_id: JSON):
     """The module of a game, by id; `InvalidEvent` ``unknown_game`` for anything else."""
+    if isinstance(game_id, str) and game_id in _LOADED:
+        return _LOADED[game_id]
     if not isinstance(game_id, str) or game_id not in GAME_MODULES:
         raise InvalidEvent("unknown_game", game=short(game_id), games=sorted(GAME_MODULES))
-    return importlib.import_module(GAME_MODULES[game_id])
+    module = _LOADED[game_id] = importlib.import_module(GAME_MODULES[game_id])
+    return module
 
 
 # --- building and applying ----------------------------------------------------------------------
@@ -119,9 +126,16 @@ def setup(game_id: str, players: JSON, options: JSON) -> dict:
 
 
 def apply(game_id: str, state: dict, event: JSON) -> dict:
-    """The state after ``event``; the given state is never changed, even when the event is refused."""
-    new_state = copy.deepcopy(state)
-    apply_in_place(game(game_id), new_state, event)
+    """The state after ``event``; the given state is never changed, even when the event is refused.
+
+    It applies to a copy, the same as ``copy.deepcopy`` gives for a JSON state but a few times
+    faster (a pickle round trip, in C). A caller that owns its state (the server's write, freshly
+    decoded from the database; a replay) uses `apply_in_place` and copies nothing: every handler
+    checks before it mutates, so a refused event leaves the state as it was.
+    """
+    module = game(game_id)
+    new_state = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    apply_in_place(module, new_state, event)
     return new_state
 
 

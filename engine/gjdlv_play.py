@@ -294,10 +294,25 @@ def unseen(state: dict) -> dict[str, list[str]]:
     return {kind: [c for c in cards[kind] if c not in seen] for kind in ("gf", "gm")}
 
 
+def _seen(state: dict, card: str) -> bool:
+    """Whether ``card`` is among `places` (the same piles, asked without listing them)."""
+    play = state["play"]
+    if card in play["mouchoir"] or card in play["diva_cup"] or (play["gf"] and play["gf"] == card):
+        return True
+    for player, seat in zip(state["players"], play["seats"], strict=True):
+        uterus = seat["uterus"]
+        if (uterus and (uterus["gf"] == card or uterus["gm"] == card)) or card in seat["formol"]:
+            return True
+        for born in player["newborns"]:
+            if born["gf"] == card or born["gm"] == card:
+                return True
+    return False
+
+
 def check_unseen(state: dict, card: str) -> None:
-    for place, name, other in places(state):
-        if other == card:
-            raise IllegalEvent(f"gjdlv.play.seen.{place}", card=card, name=name)
+    if _seen(state, card):  # asked at once; only a refusal lists the places, to name the first
+        place, name = next((place, name) for place, name, other in places(state) if other == card)
+        raise IllegalEvent(f"gjdlv.play.seen.{place}", card=card, name=name)
 
 
 # --- the rules' checks: each called by its event's handler and by `actions` ---------------------------

@@ -13,6 +13,8 @@ one who died in it. ``winners`` is set only when the last living players all die
 
 from __future__ import annotations
 
+import operator
+
 from engine.core import (
     IllegalEvent,
     InvalidEvent,
@@ -181,20 +183,13 @@ def _by_id(state: dict, pid: str) -> dict:
     return next(p for p in state["players"] if p["id"] == pid)
 
 
-def _seats_after(state: dict, pid: str) -> list[dict]:
-    """Every other player, in order of play starting from the seat after ``pid``."""
-    players = state["players"]
-    start = next(i for i, p in enumerate(players) if p["id"] == pid)
-    return [players[(start + k) % len(players)] for k in range(1, len(players))]
-
-
 def play_order(state: dict) -> list[dict]:
     """The players holding a card this round, from who plays first to the dealer, who plays last."""
-    dealer = _by_id(state, state["dealer"])
-    order = [p for p in _seats_after(state, dealer["id"]) if p["dealt"] and _alive(p)]
-    if dealer["dealt"] and _alive(dealer):
-        order.append(dealer)
-    return order
+    players = state["players"]
+    dealer = state["dealer"]
+    start = [p["id"] for p in players].index(dealer) + 1
+    # The seats after the dealer's, then the dealer's own (who plays last).
+    return [p for p in players[start:] + players[:start] if p["dealt"] and p["lives"] > 0]
 
 
 def _names(players: list[dict]) -> str:
@@ -228,17 +223,25 @@ def check_spoke_to_dead(state: dict, living: dict, dead: dict) -> None:
 
 def check_reveal(state: dict, cards) -> dict[str, int]:
     """One known rank for every living player dealt in and no one else, at most four of a rank."""
-    cards = _read_cards(state, cards)
-    players = {p["id"]: p for p in state["players"]}
-    holders = play_order(state)
-    extra = [players[pid] for pid in cards if pid not in {p["id"] for p in holders}]
-    if extra:
-        raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
-    missing = [p for p in holders if p["id"] not in cards]
-    if missing:
-        raise IllegalEvent("morto.missing_cards", players=[p["id"] for p in missing], names=_names(missing))
+    holding = {p["id"] for p in state["players"] if p["dealt"] and p["lives"] > 0}  # play_order's
+    # The usual reveal passes every check but the count at once: a plain int rank 1..10 for every
+    # holder and nobody else. Anything else is read entry by entry, the first fault named.
+    if not (isinstance(cards, dict) and len(cards) == len(holding) and holding.issuperset(cards)
+            and set(map(type, cards.values())) <= _INT and _RANK_SET.issuperset(cards.values())):
+        cards = _read_cards(state, cards)
+        if not holding.issuperset(cards):
+            players = {p["id"]: p for p in state["players"]}
+            extra = [players[pid] for pid in cards if pid not in holding]
+            raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
+        if len(cards) < len(holding):  # every card is a holder's: some holder has none
+            missing = [p for p in play_order(state) if p["id"] not in cards]
+            raise IllegalEvent("morto.missing_cards", players=[p["id"] for p in missing],
+                               names=_names(missing))
     _check_rank_counts(cards)
     return cards
+
+
+_RANK_SET, _INT = frozenset(RANKS), frozenset({int})
 
 
 def _read_cards(state: dict, cards) -> dict[str, int]:
@@ -257,10 +260,14 @@ def _read_cards(state: dict, cards) -> dict[str, int]:
 
 
 def _check_rank_counts(cards: dict[str, int]) -> None:
-    for rank in RANKS:
-        count = sum(1 for r in cards.values() if r == rank)
-        if count > COPIES_PER_RANK:
-            raise IllegalEvent("morto.too_many_of_rank", rank=rank, rank_name=RANKS[rank], count=count)
+    ranks = sorted(cards.values())
+    # Sorted, a rank held more than four times equals the rank four places after it; the first such
+    # is the lowest rank over the count, the one named.
+    over = list(map(operator.eq, ranks, ranks[COPIES_PER_RANK:]))
+    if True in over:
+        rank = ranks[over.index(True)]
+        count = ranks.count(rank)
+        raise IllegalEvent("morto.too_many_of_rank", rank=rank, rank_name=RANKS[rank], count=count)
 
 
 def losers(cards: dict[str, int]) -> list[str]:
@@ -298,20 +305,27 @@ def spoke_to_dead(state: dict, event: dict) -> None:
 def reveal(state: dict, event: dict) -> None:
     cards = check_reveal(state, event.get("cards"))
     losing_ids = losers(cards)
-    losing = [p for p in state["players"] if p["id"] in losing_ids]
-    for player in losing:
-        _lose_life(player)
-    living = [p for p in state["players"] if _alive(p)]
+    players = state["players"]
+    ids = [p["id"] for p in players]
+    for pid in losing_ids:
+        _lose_life(players[ids.index(pid)])
+    alive = [p["lives"] > 0 for p in players]
+    living = alive.count(True)
     if not living:
-        # Decision (RULES §3): the last living players who die together share the win.
-        state["winners"] = [p["id"] for p in losing]
+        # Decision (RULES §3): the last living players who die together share the win (in seat order).
+        state["winners"] = [pid for pid in ids if pid in losing_ids]
         return
-    if len(living) == 1:
+    if living == 1:
         return  # the game is over: outcome() names the last one alive
-    state["dealer"] = next(p for p in _seats_after(state, state["dealer"]) if _alive(p))["id"]
+    seat = ids.index(state["dealer"])
+    while True:  # the next living seat deals (two are alive: one is not the dealer)
+        seat = (seat + 1) % len(players)
+        if alive[seat]:
+            break
+    state["dealer"] = players[seat]["id"]
     state["round"] += 1
-    for player in state["players"]:
-        player["dealt"] = _alive(player)
+    for player, dealt in zip(players, alive, strict=True):
+        player["dealt"] = dealt
 
 
 EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "reveal": reveal}
@@ -344,7 +358,7 @@ def outcome(state: dict) -> Outcome | None:
     if state["winners"] is not None:
         winners = [_by_id(state, pid) for pid in state["winners"]]
         return Outcome(tuple(state["winners"]), "morto.shared_win", {"names": _names(winners)})
-    living = [p for p in state["players"] if _alive(p)]
+    living = [p for p in state["players"] if p["lives"] > 0]
     if len(living) <= 1:
         return Outcome(tuple(p["id"] for p in living), "morto.won", {"names": _names(living)})
     return None

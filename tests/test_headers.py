@@ -144,6 +144,7 @@ def test_no_template_has_an_inline_script_or_handler(template):
 
 def test_the_grand_jeu_form_loads_its_module_and_the_service_worker_precaches_it(client):
     page = client.get("/new/gjdlv").get_data(as_text=True)
-    assert '<script type="module" src="/static/js/new_gjdlv.js"></script>' in page
-    assert page.index("/static/js/new_table.js") < page.index("/static/js/new_gjdlv.js")
-    assert '"/static/js/new_gjdlv.js"' in client.get("/sw.js").get_data(as_text=True)
+    static = re.search(r'src="(/static/v/[0-9a-f]{12}/)js/new_gjdlv.js"', page).group(1)  # versioned
+    assert f'<script type="module" src="{static}js/new_gjdlv.js"></script>' in page
+    assert page.index(f"{static}js/new_table.js") < page.index(f"{static}js/new_gjdlv.js")
+    assert f'"{static}js/new_gjdlv.js"' in client.get("/sw.js").get_data(as_text=True)

@@ -1,5 +1,7 @@
-"""The offline side of the server: the engine bundle the browser runs, the service worker, the manifest,
-the Pyodide runtime (gzip on the wire), and the JSON edge the engine worker calls."""
+"""The offline side of the server: the engine bundle the browser runs, the service worker (the shell's
+precache and the engine runtime's, apart), the manifest, the Pyodide runtime (gzip on the wire), text
+answers compressed (Flask-Compress), versioned static URLs cached as immutable, and the JSON edge the
+engine worker calls."""
 
 from __future__ import annotations
 
@@ -41,22 +43,91 @@ def test_bundle_is_gzipped_on_the_wire_when_asked(client):
     plain = client.get("/engine/bundle.json")
     packed = client.get("/engine/bundle.json", headers={"Accept-Encoding": "gzip"})
     assert packed.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in packed.headers["Vary"]
     assert gzip.decompress(packed.data) == plain.data
     assert len(packed.data) < len(plain.data) / 2
 
 
-def test_service_worker_precaches_the_shell_engine_and_runtime(client):
+def sw_list(body: str, name: str) -> list[str]:
+    return json.loads(body.split(f"const {name} = ", 1)[1].split(";\n", 1)[0])
+
+
+def test_service_worker_precaches_the_shell_and_keeps_the_runtime_apart(client):
     response = client.get("/sw.js")
     assert response.mimetype == "text/javascript"
     assert response.headers["Cache-Control"] == "no-cache"
     body = response.get_data(as_text=True)
-    assets = json.loads(body.split("const ASSETS = ", 1)[1].split(";\n", 1)[0])
-    for url in ("/", "/s", "/manifest.webmanifest", "/engine/bundle.json", "/static/js/referee.js",
-                "/static/js/engine-worker.js", "/static/js/games/morto.js", "/pyodide/pyodide.asm.wasm"):
-        assert url in assets
-    for url in assets:  # everything it will precache exists, or the install would fail
+    version = offline_version(client)
+    shell, engine = sw_list(body, "SHELL_ASSETS"), sw_list(body, "ENGINE_ASSETS")
+    for url in ("/", "/s", "/manifest.webmanifest", f"/static/v/{version}/js/referee.js",
+                f"/static/v/{version}/js/engine-worker.js", f"/static/v/{version}/js/games/morto.js",
+                f"/static/v/{version}/css/app.css"):
+        assert url in shell
+    # A follower's phone precaches the shell only: the runtime and the bundle are the referee's.
+    assert not [url for url in shell if url.startswith(("/pyodide/", "/engine/"))]
+    assert "/engine/bundle.json" in engine and "/pyodide/pyodide.asm.wasm" in engine
+    assert sw_list(body, "CATALOGUES") == ["/i18n/fr.json", "/i18n/en.json"]
+    for url in shell + engine:  # everything it will precache exists, or the install would fail
         with client.get(url) as asset:
             assert asset.status_code == 200, url
+
+
+def offline_version(client) -> str:
+    body = client.get("/sw.js").get_data(as_text=True)
+    return body.split('const VERSION = "', 1)[1].split('"', 1)[0]
+
+
+def test_pages_link_versioned_static_files_cached_as_immutable(client, make_table):
+    version = offline_version(client)
+    table = make_table()
+    page = client.get(f"/r/{table.code}").get_data(as_text=True)
+    assert f'src="/static/v/{version}/js/referee.js"' in page
+    assert f'href="/static/v/{version}/css/app.css"' in page
+    assert 'src="/static/js/' not in page and 'href="/static/css/' not in page
+    with client.get(f"/static/v/{version}/js/sync.js") as response:
+        assert response.status_code == 200 and response.mimetype == "text/javascript"
+        assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    # Another version's folder (an old page after a deployment): today's file, never kept as that version.
+    with client.get("/static/v/000000000000/js/sync.js") as response:
+        assert response.status_code == 200
+        assert response.headers["Cache-Control"] == "no-cache"
+    # Unversioned: revalidated, never immutable.
+    with client.get("/static/js/sync.js") as response:
+        assert "immutable" not in response.headers.get("Cache-Control", "")
+        assert "no-cache" in response.headers.get("Cache-Control", "no-cache")
+    assert client.get(f"/static/v/{version}/js/nope.js").status_code == 404
+    assert client.get(f"/static/v/{version}/../companion/__init__.py").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/", "/static/v/{version}/js/sync.js", "/static/v/{version}/css/app.css",
+                                  "/static/js/sync.js", "/i18n/fr.json", "/engine/bundle.json"])
+def test_text_answers_are_compressed_when_the_browser_asks(client, path):
+    path = path.format(version=offline_version(client))
+    plain = client.get(path)
+    assert "Content-Encoding" not in plain.headers  # no Accept-Encoding: identity
+    packed = client.get(path, headers={"Accept-Encoding": "gzip, deflate"})
+    assert packed.headers["Content-Encoding"] == "gzip", path
+    assert "Accept-Encoding" in packed.headers["Vary"]
+    assert gzip.decompress(packed.data) == plain.data
+    assert len(packed.data) < len(plain.data)
+    again = client.get(path, headers={"Accept-Encoding": "gzip, deflate"})  # from the cache, same bytes
+    assert again.data == packed.data
+
+
+def test_a_conditional_request_for_a_compressed_catalogue_is_answered_not_modified(client):
+    first = client.get("/i18n/fr.json", headers={"Accept-Encoding": "gzip"})
+    again = client.get("/i18n/fr.json",
+                       headers={"Accept-Encoding": "gzip", "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+
+
+def test_the_live_stream_is_never_compressed(client, make_table):
+    table = make_table()
+    with client.get(f"/api/tables/{table.code}/stream", headers={"Accept-Encoding": "gzip, br, zstd"},
+                    buffered=False) as response:
+        assert response.mimetype == "text/event-stream"
+        assert "Content-Encoding" not in response.headers
+        assert response.is_streamed
 
 
 def test_the_version_changes_with_the_engine(app, client, monkeypatch):

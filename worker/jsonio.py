@@ -15,7 +15,6 @@ import json
 from engine import core
 from engine.core import RuleError
 from engine.messages import refusal, worded
-from worker.qr import qr, snapshot_qr
 
 _last: dict = {}  # {"game": id, "state": internal state} of the latest projection
 
@@ -66,6 +65,19 @@ def warm(_request: dict) -> dict:
     from engine.messages import catalogue
 
     return {"games": sorted(core.GAME_MODULES), "messages": len(catalogue())}
+
+
+def qr(request: dict) -> dict:
+    """A QR code: the qrcode package is imported on the first one asked, not at the worker's start."""
+    from worker.qr import qr as draw
+
+    return draw(request)
+
+
+def snapshot_qr(request: dict) -> dict:
+    from worker.qr import snapshot_qr as draw
+
+    return draw(request)
 
 
 OPS = {"project": project, "check": check, "qr": qr, "snapshot_qr": snapshot_qr, "warm": warm}

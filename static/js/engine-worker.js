@@ -16,9 +16,12 @@ const ready = (async () => {
     pyodide.FS.mkdirTree(file.slice(0, file.lastIndexOf("/")));
     pyodide.FS.writeFile(file, source);
   }
+  stages.files = performance.now() - started - stages.runtime;
   pyodide.runPython(`import sys\nsys.path.insert(0, "${APP_DIR}")`);
   const handle = pyodide.pyimport("worker.jsonio").handle;
+  stages.imports = performance.now() - started - stages.runtime - stages.files;
   handle(JSON.stringify({ op: "warm" })); // imports every game module now, not on the first tap
+  stages.warm = performance.now() - started - stages.runtime - stages.files - stages.imports;
   stages.engine = performance.now() - started - stages.runtime;
   return { handle, ms: performance.now() - started, stages, version: bundle.version };
 })();

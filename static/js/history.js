@@ -20,7 +20,8 @@ const catalogue = loadCatalogue();
 
 function addStylesheet() {
   if (document.querySelector("link[data-story]")) return;
-  document.head.append(h("link", { rel: "stylesheet", href: "/static/css/story.css", "data-story": "" }));
+  // Relative to this module: the same versioned folder as the page's scripts.
+  document.head.append(h("link", { rel: "stylesheet", href: new URL("../css/story.css", import.meta.url).href, "data-story": "" }));
 }
 
 // The version the page shows. The referee page also writes it on #app at every sync step, even one

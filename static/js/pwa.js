@@ -51,6 +51,18 @@ async function start() {
   navigator.serviceWorker.addEventListener("message", ({ data }) => {
     if (data?.version) document.documentElement.dataset.swVersion = data.version;
   });
+  // The shell's precache holds no catalogue: this page's language's is kept now (the other
+  // language's when a page in it is opened). The engine runtime is for referee pages (engine.js).
+  await new Promise((resolve) => {
+    const done = ({ data }) => {
+      if (data?.precached !== "lang") return;
+      navigator.serviceWorker.removeEventListener("message", done);
+      resolve();
+    };
+    navigator.serviceWorker.addEventListener("message", done);
+    registration.active.postMessage({ precache: "lang", lang: document.documentElement.lang });
+    setTimeout(resolve, 20_000); // a service worker that cannot answer must not hold the page
+  });
   navigator.serviceWorker.controller?.postMessage("version");
   document.documentElement.dataset.sw = "ready";
   // Look for a new version now and then while the app stays open for a whole evening.

@@ -1,0 +1,180 @@
+"""First loads: what a phone downloads the first time it opens a referee page or a table view, and
+how soon the referee's offline engine is ready on the next visit.
+
+Run: .venv/bin/python bench/first_load.py [--rounds N]
+
+Against a real `companion serve` (bench/common.py), in Debian's Chromium with a new profile for each
+load (empty HTTP cache, no service worker):
+
+- *Bytes on the wire*: every response's encoded body size (what the network carried, compressed
+  when the server compressed it), the page's own requests and its service worker's (the precache)
+  alike, split into the shell (pages, scripts, styles, icons, catalogues, the manifest, the service
+  worker), the engine bundle (/engine/bundle.json) and the Pyodide runtime (/pyodide/*). The page
+  is left until its service worker says it is ready (its precache done) and, on a referee page,
+  until the engine is ready.
+- *Engine ready, warm*: the referee page reloaded once everything is cached, the time from the
+  engine worker's creation to its first answer (``#sync[data-engine-ms]``, from static/js/sync.js),
+  and of that the Pyodide runtime's own start (``data-runtime-ms``); also when the page was usable
+  (its players drawn from the server's answer) counted from the navigation's start.
+- *Floors*, in the same run and the same browser: the bytes and load time of a bare static file of
+  the same server (/static/icons/icon.svg), and a bare ``loadPyodide()`` in a module worker from the
+  same cached runtime, with nothing imported (the least an engine on Pyodide can cost).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import CHROMIUM, CHROMIUM_ARGS, call, server, summary  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+PLAYERS = ["Alice", "Bruno", "Chloé", "Dario", "Emma", "Farid", "Gina", "Hugo"]
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "locale": "fr-FR"}
+SKIP_WALKTHROUGH = "try { localStorage.setItem('arbitre.walkthrough', 'done'); } catch {}"
+
+# A module worker (a blob: the CSP is bypassed for this floor only) that loads the same runtime.
+BARE_PYODIDE = """async (base) => {
+  const source = `import { loadPyodide } from "${base}/pyodide/pyodide.mjs";
+    const t0 = performance.now();
+    await loadPyodide({ indexURL: "${base}/pyodide/" });
+    postMessage(performance.now() - t0);`;
+  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+  const worker = new Worker(url, { type: "module" });
+  return await new Promise((resolve, reject) => {
+    worker.onmessage = ({ data }) => { worker.terminate(); resolve(data); };
+    worker.onerror = (e) => reject(new Error(e.message));
+  });
+}"""
+
+
+def kind(url: str) -> str:
+    path = url.split("://", 1)[1].split("/", 1)[1] if "://" in url else url
+    path = "/" + path.split("?", 1)[0]
+    if path.startswith("/pyodide/"):
+        return "runtime"
+    if path.startswith("/engine/bundle.json"):
+        return "bundle"
+    return "shell"
+
+
+class Wire:
+    """Encoded bytes of every response the network carried for one browser context."""
+
+    def __init__(self, context):
+        self.rows: list[tuple[str, int]] = []
+        context.on("requestfinished", self.finished)
+
+    def finished(self, request) -> None:
+        response = request.response()
+        if response is None or response.from_service_worker:
+            return  # answered from the service worker's cache: nothing on the wire
+        size = 0 if response.status == 304 else request.sizes()["responseBodySize"]
+        self.rows.append((request.url, max(size, 0)))  # negative: answered by the HTTP cache
+
+    def by_kind(self) -> dict[str, int]:
+        totals = {"shell": 0, "bundle": 0, "runtime": 0}
+        for url, size in self.rows:
+            totals[kind(url)] += size
+        return totals
+
+    def runtime_requests(self) -> list[str]:
+        return [url for url, _ in self.rows if kind(url) == "runtime"]
+
+
+def first_load(browser, base: str, path: str, referee: bool) -> tuple[dict, Wire]:
+    context = browser.new_context(base_url=base, **PHONE)
+    context.add_init_script(SKIP_WALKTHROUGH)
+    wire = Wire(context)
+    page = context.new_page()
+    page.goto(path)
+    page.wait_for_selector("html[data-sw=ready]", state="attached", timeout=120_000)
+    if referee:
+        page.wait_for_selector("#sync[data-engine-ms]", state="attached", timeout=120_000)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)
+    totals = wire.by_kind()
+    context.close()
+    return totals, wire
+
+
+def warm_start(browser, base: str, path: str, rounds: int) -> tuple[list, list, list, list]:
+    """One profile: the first visit installs everything, then ``rounds`` reloads are timed."""
+    context = browser.new_context(base_url=base, bypass_csp=True, **PHONE)
+    context.add_init_script(SKIP_WALKTHROUGH)
+    page = context.new_page()
+    page.goto(path)
+    page.wait_for_selector("html[data-sw=ready]", state="attached", timeout=120_000)
+    page.wait_for_selector("#sync[data-engine-ms]", state="attached", timeout=120_000)
+    engine, runtime, usable, bare, stages = [], [], [], [], []
+    for _ in range(rounds):
+        page.reload()
+        page.wait_for_selector("[data-player=p1]", state="attached", timeout=60_000)
+        usable.append(page.evaluate("performance.now()"))
+        page.wait_for_selector("#sync[data-engine-ms]", state="attached", timeout=120_000)
+        engine.append(float(page.get_attribute("#sync", "data-engine-ms")))
+        runtime.append(float(page.get_attribute("#sync", "data-runtime-ms")))
+        stages.append(page.evaluate("performance.getEntriesByName('arbitre:engine-ready')[0]?.detail || {}"))
+        bare.append(page.evaluate(BARE_PYODIDE, base))
+    context.close()
+    return engine, runtime, usable, bare, stages
+
+
+def floor_load(browser, base: str) -> tuple[int, float]:
+    context = browser.new_context(base_url=base, **PHONE)
+    wire = Wire(context)
+    page = context.new_page()
+    page.goto("/static/icons/icon.svg")
+    ms = page.evaluate("performance.getEntriesByType('navigation')[0].duration")
+    page.wait_for_timeout(200)
+    context.close()
+    return sum(size for _, size in wire.rows), ms
+
+
+def kb(n: int) -> str:
+    return f"{n / 1024:7.1f} KB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5, help="warm starts to time")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    with server() as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        table = call(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
+        referee_path = f"/r/{table['code']}#s={table['secret']}"
+        floor_bytes, floor_ms = floor_load(browser, base)
+        referee, _ = first_load(browser, base, referee_path, referee=True)
+        follower, follower_wire = first_load(browser, base, f"/t/{table['code']}", referee=False)
+        engine, runtime, usable, bare, stages = warm_start(browser, base, referee_path, args.rounds)
+        browser.close()
+    print(f"floor: a bare static file (/static/icons/icon.svg): {kb(floor_bytes)}, "
+          f"loaded in {floor_ms:.1f} ms")
+    for name, totals in (("referee page (/r/<code>)", referee), ("table view (/t/<code>)", follower)):
+        print(f"first load, {name:<26} shell {kb(totals['shell'])}   engine bundle {kb(totals['bundle'])}"
+              f"   Pyodide runtime {kb(totals['runtime'])}")
+    print(f"table view: requests to /pyodide/: {len(follower_wire.runtime_requests())}")
+    print(summary("engine ready after a warm start", engine))
+    print(summary("  of which Pyodide runtime", runtime))
+    for stage in ("files", "imports", "warm"):
+        values = [row[stage] for row in stages if stage in row]
+        if values:
+            print(summary(f"  of which {stage}", values))
+    print(summary("floor: bare loadPyodide(), warm", bare))
+    print(summary("page usable (players drawn), warm", usable))
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "floor_bytes": floor_bytes, "floor_ms": floor_ms, "referee": referee, "follower": follower,
+            "follower_runtime_requests": follower_wire.runtime_requests(),
+            "engine_ms": statistics.median(engine), "runtime_ms": statistics.median(runtime),
+            "bare_pyodide_ms": statistics.median(bare), "usable_ms": statistics.median(usable)}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
