@@ -262,3 +262,17 @@ def test_two_taps_in_the_same_instant_are_each_checked_after_the_other(phone, se
     context.set_offline(False)
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
     assert [e["event"]["player"] for e in history(server, table["code"])] == ["p2", "p3", "p2"]
+
+
+def test_a_table_this_phone_never_kept_has_no_base(phone):
+    """Regression: a lookup that finds nothing answered the IndexedDB request itself (truthy, with no
+    log in it), so a referee page could skip fetching its log and send the engine a projection with no
+    events, when the engine was ready before the live stream's first answer."""
+    page = phone().new_page()
+    page.goto("/")
+    kept = page.evaluate("""async () => {
+        const box = await import("/static/js/outbox.js");
+        await box.saveBase({ code: "KEPT01", version: 3, events: [] });
+        return [await box.loadBase("NEVER1"), (await box.loadBase("KEPT01")).version];
+    }""")
+    assert kept == [None, 3]

@@ -20,16 +20,22 @@ function db() {
   return opening;
 }
 
-async function run(storeName, mode, work) {
+// Every transaction goes through here: resolved once it is durable (an acknowledged tap must survive
+// a reload) with the value of the request `work` returns, if any; rejected on error or abort.
+async function transact(storeNames, mode, work) {
   const database = await db();
   return new Promise((resolve, reject) => {
-    const tx = database.transaction(storeName, mode);
-    const result = work(tx.objectStore(storeName));
-    // Resolve only once the transaction is durable: an acknowledged tap must survive a reload.
-    tx.oncomplete = () => resolve(result?.result ?? result);
+    const tx = database.transaction(storeNames, mode);
+    const request = work(tx);
+    // A get that finds nothing has `result` undefined: that is the answer, not the request itself.
+    tx.oncomplete = () => resolve(request instanceof IDBRequest ? request.result : undefined);
     tx.onerror = () => reject(tx.error);
     tx.onabort = () => reject(tx.error);
   });
+}
+
+function run(storeName, mode, work) {
+  return transact(storeName, mode, (tx) => work(tx.objectStore(storeName)));
 }
 
 export const loadBase = (code) => run("bases", "readonly", (store) => store.get(code));
@@ -50,28 +56,20 @@ export async function push(code, op) {
 
 // The server acknowledged a tap: the log gains it and the outbox loses it in one transaction, so that
 // after a crash the tap is never in both (it would be projected twice) nor in neither.
-export async function acknowledge(base, seq) {
-  const database = await db();
-  return new Promise((resolve, reject) => {
-    const tx = database.transaction(["bases", "outbox"], "readwrite");
+export function acknowledge(base, seq) {
+  return transact(["bases", "outbox"], "readwrite", (tx) => {
     tx.objectStore("bases").put({ ...base, savedAt: Date.now() });
     tx.objectStore("outbox").delete(seq);
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
   });
 }
 
 // Moves taps from the outbox to the rejected list in one transaction: never dropped silently.
-export async function reject(code, entries) {
-  const database = await db();
-  return new Promise((resolve, reject) => {
-    const tx = database.transaction(["outbox", "rejected"], "readwrite");
+export function reject(code, entries) {
+  return transact(["outbox", "rejected"], "readwrite", (tx) => {
     for (const { op, error } of entries) {
       tx.objectStore("outbox").delete(op.seq);
       tx.objectStore("rejected").add({ code, op: { kind: op.kind, id: op.id, event: op.event }, error, at: Date.now() });
     }
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
   });
 }
 
