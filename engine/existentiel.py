@@ -697,12 +697,16 @@ def _player_view(state: dict, player: dict) -> dict:
     }
 
 
-def view(state: dict) -> dict:
+def _waiting_for(state: dict) -> list[str]:
+    """Who the table waits for: an adventure to take while assigning, to tell once under way."""
     playing = _playing(state)
     if state["phase"] == ASSIGNING:
-        waiting_for = [p["id"] for p in playing if p["current"] is None]
-    else:
-        waiting_for = [p["id"] for p in playing if p["current"] is not None]
+        return [p["id"] for p in playing if p["current"] is None]
+    return [p["id"] for p in playing if p["current"] is not None]
+
+
+def view(state: dict) -> dict:
+    waiting_for = _waiting_for(state)
     return {
         "phase": state["phase"],
         "cycle": state["cycle"],
@@ -720,7 +724,7 @@ def view(state: dict) -> dict:
 
 def summary(state: dict) -> tuple[str, dict]:
     """The table in one line, for a list of tables (the game still going on)."""
-    return f"existentiel.summary.{state['phase']}", {"waiting": len(view(state)["waiting_for"])}
+    return f"existentiel.summary.{state['phase']}", {"waiting": len(_waiting_for(state))}
 
 
 # --- checks for the UI (no state change) -----------------------------------------------------------
