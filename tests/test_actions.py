@@ -123,7 +123,8 @@ def tracker_fields(choose, view: dict, event: dict) -> dict:
         left = len(view["deck"]["gm"]) % len(view["players"])
         mouchoir: list[str] = []
         for _ in range(left):
-            mouchoir.append(choose([gm for gm in gms if gm not in mouchoir]))
+            # Late in a round (a deal then is refused anyway) fewer GM may be unseen than the deal needs.
+            mouchoir.append(choose([gm for gm in gms if gm not in mouchoir] or view["deck"]["gm"]))
         return {"mouchoir": mouchoir}
     if kind == "birth":
         return {"held": choose(gms)} if mine.get("held") and gms else {}

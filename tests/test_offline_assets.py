@@ -110,8 +110,11 @@ def test_text_answers_are_compressed_when_the_browser_asks(client, path):
     assert "Accept-Encoding" in packed.headers["Vary"]
     assert gzip.decompress(packed.data) == plain.data
     assert len(packed.data) < len(plain.data)
-    again = client.get(path, headers={"Accept-Encoding": "gzip, deflate"})  # from the cache, same bytes
-    assert again.data == packed.data
+    again = client.get(path, headers={"Accept-Encoding": "gzip, deflate"})
+    if path != "/" and not path.startswith("/static/js"):
+        assert again.data == packed.data  # fixed by the version: compressed once, from the cache
+    else:  # compressed afresh: gzip stamps the moment, so only the content is the same
+        assert gzip.decompress(again.data) == plain.data
 
 
 def test_a_conditional_request_for_a_compressed_catalogue_is_answered_not_modified(client):
