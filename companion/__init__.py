@@ -7,7 +7,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from companion.models import db, migrate
+from companion.models import db, dumps, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_BODY = 64 * 1024  # a whole reveal for 20 players is under 1 KiB; 64 KiB leaves room and bounds abuse
@@ -22,6 +22,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=database_url(app.instance_path),
+        SQLALCHEMY_ENGINE_OPTIONS={"json_serializer": dumps},
         MAX_CONTENT_LENGTH=MAX_BODY,
         JSON_SORT_KEYS=False,
         LIVE_STREAM_SECONDS=300.0,  # a stream ends after this; EventSource reconnects by itself

@@ -17,6 +17,7 @@ from engine import core
 from engine.messages import worded
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+HISTORY_PAGE_MAX = 500  # entries of the history in one answer, when a page is asked for
 
 
 def body() -> dict:
@@ -119,37 +120,64 @@ def get_table(code: str):
 def post_event(code: str):
     table = referee_table(code)
     data = body()
-    return jsonify(store.append_event(table.id, data)), 201
+    return _written(store.append_event(table.id, data), 201)
 
 
 @bp.post("/tables/<code>/undo")
 def post_undo(code: str):
     table = referee_table(code)
-    return jsonify(store.undo(table.id, body()))
+    return _written(store.undo(table.id, body()), 200)
+
+
+def _written(answer: store.Answer, status: int) -> Response:
+    """A write's answer as it was encoded once for the log and the live stream."""
+    return Response(answer.json, status, mimetype="application/json")
 
 
 @bp.get("/tables/<code>/log")
 def get_log(code: str):
     """What a client needs to replay the table itself (the referee's offline engine): setup and
-    active events."""
+    active events. With ``?since=<version>``, only what a client holding the log of that version
+    lacks: it keeps its first ``keep`` events and appends ``events``."""
     table = table_or_404(code)
-    return jsonify({
+    answer = {
         "code": table.code,
         "game": table.game,
         "players": table.players,
         "options": table.options,
         "version": table.version,
         "state": store.answer(table)["state"],
-        "events": [{"id": e.client_id, "event": e.payload} for e in store.active_events(table)],
-    })
+    }
+    since = _count_arg("since", 0, None)
+    if since is None:
+        events = store.active_events(table)
+    else:
+        if since > table.version:
+            raise Refused(422, "bad_field", field="since", max=table.version)
+        answer["since"] = since
+        answer["keep"], events = store.log_since(table, since)
+    answer["events"] = [{"id": e.client_id, "event": e.payload} for e in events]
+    return jsonify(answer)
 
 
 @bp.get("/tables/<code>/history")
 def get_history(code: str):
     """Every event ever accepted, undone ones included, each with ``said``: what it did, in words."""
     table = table_or_404(code)
+    limit, before = _count_arg("limit", 1, HISTORY_PAGE_MAX), _count_arg("before", 1, None)
+    events, more = story.history(table, before, limit or (HISTORY_PAGE_MAX if before else None))
     return jsonify({"code": table.code, "game": table.game, "version": table.version,
-                    "events": story.history(table)})
+                    "events": events, "more": more})
+
+
+def _count_arg(name: str, low: int, high: int | None) -> int | None:
+    """A whole number in the query string, or None if absent; 422 ``bad_field`` otherwise."""
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9 and low <= int(raw) <= (high or int(raw))):
+        raise Refused(422, "bad_field", field=name, **({"max": high} if high else {}))
+    return int(raw)
 
 
 @bp.get("/tables/<code>/timeline")

@@ -49,11 +49,12 @@ NOTIFY_BYTES = 7999  # PostgreSQL's limit on a notification's payload is 8,000 b
 log = logging.getLogger(__name__)
 
 
-def publish(table_id: int, version: int, answer: dict) -> None:
-    """Tell every follower of the table, in this process and in the others, that ``version`` exists."""
+def publish(table_id: int, version: int, answer: dict, data: str | None = None) -> None:
+    """Tell every follower of the table, in this process and in the others, that ``version`` exists
+    (``data``: the answer already `serialized`, if the writer has it)."""
     bus = current_app.extensions.get(EXTENSION)
     if bus is not None:
-        bus.publish(table_id, version, answer)
+        bus.publish(table_id, version, answer, data)
 
 
 def serialized(answer: dict) -> str:
@@ -84,8 +85,8 @@ class Bus:
     def subscribe(self, subscriber) -> None:
         self.subscribers.append(subscriber)
 
-    def publish(self, table_id: int, version: int, answer: dict) -> None:
-        data = serialized(answer)
+    def publish(self, table_id: int, version: int, answer: dict, data: str | None = None) -> None:
+        data = data if data is not None else serialized(answer)
         self.deliver(table_id, version, data)
         if self.transport is not None:
             self.transport.outbox.put((table_id, version, data))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from flask_migrate import Migrate
@@ -12,6 +13,13 @@ from sqlalchemy.engine import Engine
 
 db = SQLAlchemy()
 migrate = Migrate()
+
+
+def dumps(value) -> str:
+    """JSON as the database stores it (the engine's ``json_serializer``): compact, and a value that
+    carries its own encoding (a write's `store.Answer`, encoded once) stored as it is."""
+    encoded = getattr(value, "json", None)
+    return encoded if isinstance(encoded, str) else json.dumps(value, separators=(",", ":"))
 
 
 def now() -> datetime:
@@ -44,6 +52,8 @@ class Table(db.Model):
     secret_hash = db.Column(db.String(64), nullable=False)
     version = db.Column(db.Integer, nullable=False, default=0)
     state = db.Column(db.JSON, nullable=False)
+    log_length = db.Column(db.Integer, nullable=False, default=0)  # events ever accepted: the last seq
+    in_effect = db.Column(db.Integer, nullable=False, default=0)  # of which not undone
     created_at = db.Column(UTCDateTime, nullable=False, default=now)
     updated_at = db.Column(UTCDateTime, nullable=False, default=now)
 
@@ -56,6 +66,14 @@ class Event(db.Model):
         db.UniqueConstraint("table_id", "seq", name="uq_events_table_seq"),
         db.UniqueConstraint("table_id", "client_id", name="uq_events_table_client_id"),
         db.UniqueConstraint("table_id", "undo_id", name="uq_events_table_undo_id"),
+        db.Index("ix_events_in_effect", "table_id", "version", sqlite_where=db.text("undone = 0"),
+                 postgresql_where=db.text("undone = false")),
+        # The few rows that still keep an answer: pruning them reads these, not the whole log.
+        db.Index("ix_events_result_kept", "table_id", "version",
+                 sqlite_where=db.text("result IS NOT NULL"), postgresql_where=db.text("result IS NOT NULL")),
+        db.Index("ix_events_undo_result_kept", "table_id", "undone_version",
+                 sqlite_where=db.text("undo_result IS NOT NULL"),
+                 postgresql_where=db.text("undo_result IS NOT NULL")),
     )
 
     id = db.Column(db.Integer, primary_key=True)
@@ -75,6 +93,11 @@ class Event(db.Model):
     undone_at = db.Column(UTCDateTime)
     undo_id = db.Column(db.String(64))  # the client id of the undo that took it back, if it sent one
     undo_result = db.Column(db.JSON(none_as_null=True))  # the undo's answer, kept like ``result``
+    said = db.Column(db.JSON(none_as_null=True))  # {code, params}: what it did, worded when applied
+    # The state after it, on every `store.CHECKPOINT_EVERY`-th event in effect: an undo or a history
+    # replays from the nearest one. Valid while the event is in effect (undo only takes back the
+    # latest, so the events before it stay as they were).
+    checkpoint = db.Column(db.JSON(none_as_null=True))
 
 
 @sa_event.listens_for(Engine, "connect")

@@ -347,6 +347,7 @@ def schemas() -> dict:
             "code": STRING, "game": {"enum": list(GAMES)}, "players": {"type": "array"},
             "options": {"type": "object"}, "version": ref("Version"), "state": ref("State"),
             "events": array(obj({"id": nullable(STRING), "event": {"type": "object"}}, ["id", "event"])),
+            "since": ref("Version"), "keep": integer(0),
         }, ["code", "game", "players", "options", "version", "state", "events"]),
         "History": obj({
             "code": STRING, "game": {"enum": list(GAMES)}, "version": ref("Version"),
@@ -357,7 +358,8 @@ def schemas() -> dict:
                 "undone_at": nullable(ref("Moment")),
                 "said": ref("Said"),
             }, ["seq", "id", "event", "version", "at", "undone", "undone_version", "undone_at", "said"])),
-        }, ["code", "game", "version", "events"]),
+            "more": BOOLEAN,
+        }, ["code", "game", "version", "events", "more"]),
         "Said": obj({"code": {"type": "string", "pattern": r"^(morto|existentiel|gjdlv)\.story\.[a-z_]+$"},
                      "params": {"type": "object"}}, ["code", "params"],
                     description="What an event did, in words: a `<game>.story.<type>` code of the catalogue "
@@ -426,6 +428,12 @@ def errors(*statuses: int) -> dict:
     return {str(status): {"$ref": f"#/components/responses/{status}"} for status in statuses}
 
 
+def query_count(name: str, low: int, high: int | None, description: str) -> dict:
+    """An optional whole number in the query string."""
+    return {"name": name, "in": "query", "required": False, "description": description,
+            "schema": integer(low, high)}
+
+
 def ok(description: str, schema: dict, media: str = JSON, **more) -> dict:
     return {"description": description, "content": {media: {"schema": schema}}, **more}
 
@@ -486,14 +494,20 @@ def paths() -> dict:
             "responses": {"200": ok("The table as it was before that event, exactly.", ref("Answer")),
                           **errors(*WRITE)},
         }},
-        table + "/log": {"parameters": [CODE], "get": {
+        table + "/log": {"parameters": [CODE, query_count(
+            "since", 0, None, "Only what a client holding the log of this version lacks: it keeps its first "
+                              "`keep` events and appends `events`.")], "get": {
             "operationId": "getLog", "summary": "The setup and the events in effect, to replay",
             "tags": ["tables"],
-            "responses": {"200": ok("The log.", ref("Log")), **errors(*READ)},
+            "responses": {"200": ok("The log.", ref("Log")), **errors(*READ, 422)},
         }},
-        table + "/history": {"parameters": [CODE], "get": {
+        table + "/history": {"parameters": [
+            CODE, query_count("limit", 1, 500, "Only the latest `limit` entries (a page)."),
+            query_count("before", 1, None, "Only entries before this `seq` (the next page)."),
+        ], "get": {
             "operationId": "getHistory", "summary": "Every event ever accepted, undone ones included",
-            "tags": ["tables"], "responses": {"200": ok("The history.", ref("History")), **errors(*READ)},
+            "tags": ["tables"],
+            "responses": {"200": ok("The history.", ref("History")), **errors(*READ, 422)},
         }},
         table + "/timeline": {"parameters": [CODE], "get": {
             "operationId": "getTimeline", "summary": "Each player's number over the game (the chart)",

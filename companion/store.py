@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import time
 
-from sqlalchemy import null, or_, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from flask import current_app, has_request_context, request
+from sqlalchemy import bindparam, false, insert, null, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
-from companion import bus
+from companion import bus, group_commit
 from companion.errors import Refused
+from companion.group_commit import Raced, Snapshot
 from companion.models import Event, Table, db, now
 from engine import core
 
@@ -29,6 +30,23 @@ WRITE_ATTEMPTS = 5
 # a retry or a follower within them reads the answer; an older one is rebuilt by `answer_at`.
 ANSWERS_KEPT = 128
 PRUNE_EVERY = 32  # versions between two prunings of older answers: one extra statement, now and then
+# Events in effect between two checkpoints of the state (`Event.checkpoint`): an undo replays at most
+# this many; a checkpoint costs one more encoded state on one write in this many.
+CHECKPOINT_EVERY = 100
+# Writes go straight to the tables (SQLAlchemy Core), not through the ORM's unit of work: one
+# statement per row, each value encoded once.
+TABLES, EVENTS = Table.__table__, Event.__table__
+# The events in effect, as the partial index `ix_events_in_effect` (table, version) reads them: the
+# latest of a long log with thousands undone are found without walking past the undone ones.
+IN_EFFECT = EVENTS.c.undone == false()
+SNAPSHOT = ("id", "game", "players", "options", "version", "state", "log_length", "in_effect")
+INSERT_EVENT = insert(EVENTS)
+MOVE_TABLE = (
+    update(TABLES)
+    .where(TABLES.c.id == bindparam("table_id"), TABLES.c.version == bindparam("read_version"))
+    .values({name: bindparam(f"new_{name}")
+             for name in ("version", "state", "updated_at", "log_length", "in_effect")})
+)
 
 
 # --- codes and secrets ---------------------------------------------------------------------------
@@ -67,17 +85,41 @@ def find_table(code: str) -> Table | None:
     # Anything else cannot be a code; asking the database would also fail on a NUL (PostgreSQL).
     if len(code) != CODE_LENGTH or not set(code) <= set(CODE_ALPHABET):
         return None
-    return db.session.execute(select(Table).where(Table.code == code)).scalar_one_or_none()
+    # A request looks its table up twice (the rate limits, then the view): once is enough.
+    found = request.environ.setdefault("arbitre.tables", {}) if has_request_context() else {}
+    if code not in found:
+        found[code] = db.session.execute(select(Table).where(Table.code == code)).scalar_one_or_none()
+    return found[code]
 
 
 def active_events(table: Table) -> list[Event]:
-    query = select(Event).where(Event.table_id == table.id, Event.undone.is_(False)).order_by(Event.seq)
+    query = select(Event).where(Event.table_id == table.id, IN_EFFECT).order_by(Event.seq)
     return list(db.session.execute(query).scalars())
 
 
-def history(table: Table) -> list[Event]:
-    query = select(Event).where(Event.table_id == table.id).order_by(Event.seq)
-    return list(db.session.execute(query).scalars())
+def log_since(table: Table, version: int) -> tuple[int, list[Event]]:
+    """What a client holding the log as it was at ``version`` lacks: how many of its events are still
+    in effect (``keep``: undo only takes back the latest, so they are its first ones) and the events in
+    effect applied after ``version``. One indexed read of the new events, whatever the log's length."""
+    query = (
+        select(Event)
+        .where(Event.table_id == table.id, IN_EFFECT, Event.version > version)
+        .order_by(Event.version)
+    )
+    events = list(db.session.execute(query).scalars())
+    return table.in_effect - len(events), events
+
+
+def history(table: Table, before: int | None = None, limit: int | None = None) -> tuple[list[Event], bool]:
+    """The log's rows, oldest first, and whether older ones are left: all of them, or the latest
+    ``limit`` before ``seq`` ``before`` (one indexed read, whatever the log's length)."""
+    query = select(Event).where(Event.table_id == table.id)
+    if limit is None:
+        return list(db.session.execute(query.order_by(Event.seq)).scalars()), False
+    if before is not None:
+        query = query.where(Event.seq < before)
+    rows = list(db.session.execute(query.order_by(Event.seq.desc()).limit(limit + 1)).scalars())
+    return rows[:limit][::-1], len(rows) > limit
 
 
 def answer(table: Table) -> dict:
@@ -139,75 +181,121 @@ def _client_id(body: dict, required: bool) -> str | None:
     return client_id
 
 
-def append_event(table_id: int, body: dict) -> dict:
+def append_event(table_id: int, body: dict) -> Answer:
     """Apply one event and return the answer; a retried id gets its first answer, applied once."""
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
 
-    def attempt() -> tuple[dict, bool]:
-        table = db.session.get(Table, table_id)
-        earlier = db.session.execute(
-            select(Event).where(Event.table_id == table_id, Event.client_id == client_id)
-        ).scalar_one_or_none()
+    def attempt(connection, table: Snapshot) -> tuple[Answer, bool]:
+        earlier = connection.execute(
+            select(EVENTS.c.version, EVENTS.c.result)
+            .where(EVENTS.c.table_id == table_id, EVENTS.c.client_id == client_id)
+        ).first()
         if earlier is not None:
-            return earlier.result or answer_at(table, earlier.version), False
+            return _answered(table, earlier.version, earlier.result), False
         _check_version(table, body)
-        # ``table.state`` was decoded from the row for this attempt alone (a rollback expires it and
-        # the next attempt reads it again), so the event applies to it in place, with no copy: every
-        # handler checks before it mutates, so a refused event leaves it as it was.
+        module = core.game(table.game)
+        # ``table.state`` was decoded from the row for this write alone (a lost race reads it again),
+        # so the event applies to it in place, with no copy: every handler checks before it mutates,
+        # so a refused event leaves it as it was.
         state = table.state
-        core.apply_in_place(core.game(table.game), state, event)
-        version = table.version + 1
-        result = {"version": version, "state": core.view(table.game, state)}
-        seq = db.session.execute(
-            select(db.func.coalesce(db.func.max(Event.seq), 0)).where(Event.table_id == table_id)
-        ).scalar_one()
-        db.session.add(
-            Event(
-                table_id=table_id,
-                seq=seq + 1,
-                client_id=client_id,
-                type=str(event.get("type")),
-                payload=event,
-                version=version,
-                result=result,
-            )
-        )
-        _move_table(table, state)
+        words = said(module, state, event)
+        core.apply_in_place(module, state, event)
+        version, in_effect = table.version + 1, table.in_effect + 1
+        result = Answer({"version": version, "state": core.view(table.game, state)})
+        _move_table(connection, table, state, log_length=table.log_length + 1, in_effect=in_effect)
+        connection.execute(INSERT_EVENT, {
+            "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
+            "type": str(event.get("type")), "payload": event, "version": version, "result": result,
+            "said": words, "created_at": now(), "undone": False,
+            "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+        })
         return result, True
 
     return _write(table_id, attempt)
 
 
-def undo(table_id: int, body: dict) -> dict:
+def undo(table_id: int, body: dict) -> Answer:
     """Take back the latest event in effect. An undo that carries an ``id`` is applied once."""
     undo_id = _client_id(body, required=False)
 
-    def attempt() -> tuple[dict, bool]:
-        table = db.session.get(Table, table_id)
+    def attempt(connection, table: Snapshot) -> tuple[Answer, bool]:
         if undo_id is not None:
-            earlier = db.session.execute(
-                select(Event).where(Event.table_id == table_id, Event.undo_id == undo_id)
-            ).scalar_one_or_none()
+            earlier = connection.execute(
+                select(EVENTS.c.undone_version, EVENTS.c.undo_result)
+                .where(EVENTS.c.table_id == table_id, EVENTS.c.undo_id == undo_id)
+            ).first()
             if earlier is not None:
-                return earlier.undo_result or answer_at(table, earlier.undone_version), False
+                return _answered(table, earlier.undone_version, earlier.undo_result), False
         _check_version(table, body)
-        events = active_events(table)
-        state = core.undo(table.game, table.players, table.options, [e.payload for e in events])
-        result = {"version": table.version + 1, "state": core.view(table.game, state)}
-        last = events[-1]
-        last.undone = True
-        last.undone_version = table.version + 1
-        last.undone_at = now()
-        last.undo_id = undo_id
-        last.undo_result = result
-        _move_table(table, state)
+        last, state = _state_before_last(connection, table)
+        version = table.version + 1
+        result = Answer({"version": version, "state": core.view(table.game, state)})
+        _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1)
+        connection.execute(
+            update(EVENTS).where(EVENTS.c.id == last)
+            .values(undone=True, undone_version=version, undone_at=now(), undo_id=undo_id, undo_result=result)
+        )
         return result, True
 
     return _write(table_id, attempt)
 
 
-def _check_version(table: Table, body: dict) -> None:
+class Answer(dict):
+    """A write's answer, and its JSON: encoded once for the log, the response and the live stream
+    (`models.dumps` stores ``json`` as it is)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, answer: dict):
+        super().__init__(answer)
+        self.json = bus.serialized(answer)
+
+
+def _answered(table: Snapshot, version: int, kept: dict | None) -> Answer:
+    """The answer a retried write gets: the one it was given, kept or rebuilt from the log."""
+    return Answer(kept if kept is not None else answer_at(table, version))
+
+
+def said(module, state: dict, event: dict) -> dict | None:
+    """What the event does, in words, against the state before it: the history's ``said``. None when
+    it cannot be worded (an event the rules then refuse; or a bug in ``describe``, which the history's
+    replay will then show rather than this write)."""
+    try:
+        code, params = module.describe(state, event)
+    except Exception:  # noqa: BLE001 - applying the event says why, or the history will
+        return None
+    return {"code": code, "params": params}
+
+
+def _state_before_last(connection, table: Snapshot) -> tuple[int, dict]:
+    """The id of the latest event in effect and the state without it, replayed from the nearest
+    checkpoint before it: at most `CHECKPOINT_EVERY` events, whatever the log's length."""
+    rows = connection.execute(
+        select(EVENTS.c.id, EVENTS.c.payload, EVENTS.c.checkpoint)
+        .where(EVENTS.c.table_id == table.id, IN_EFFECT)
+        .order_by(EVENTS.c.version.desc())
+        .limit(CHECKPOINT_EVERY + 1)
+    ).all()
+    if not rows:
+        raise core.IllegalEvent("nothing_to_undo")
+    before = rows[1:]  # newest first
+    start = next((i for i, row in enumerate(before) if row.checkpoint is not None), None)
+    if start is not None:
+        state, replayed = before[start].checkpoint, before[:start]
+    elif len(before) == table.in_effect - 1:  # the whole log is here: replay it from the setup
+        state, replayed = core.setup(table.game, table.players, table.options), before
+    else:  # events written before checkpoints were kept
+        active = connection.execute(
+            select(EVENTS.c.payload)
+            .where(EVENTS.c.table_id == table.id, IN_EFFECT)
+            .order_by(EVENTS.c.seq)
+        ).scalars().all()
+        return rows[0].id, core.replay(table.game, table.players, table.options, active[:-1])
+    return rows[0].id, core.replay_onto(table.game, state, [row.payload for row in reversed(replayed)])
+
+
+def _check_version(table: Snapshot, body: dict) -> None:
     if "version" not in body:
         return
     sent = body["version"]
@@ -217,51 +305,45 @@ def _check_version(table: Table, body: dict) -> None:
         raise Refused(409, "stale_version", sent=sent, current=table.version)
 
 
-def _move_table(table: Table, state: dict) -> None:
-    """Bump the version only if nobody else did since we read it; else make the attempt retry."""
-    moved = db.session.execute(
-        update(Table)
-        .where(Table.id == table.id, Table.version == table.version)
-        .values(version=table.version + 1, state=state, updated_at=now())
-        .execution_options(synchronize_session=False)
-    ).rowcount
+def _move_table(connection, table: Snapshot, state: dict, log_length: int, in_effect: int) -> None:
+    """Bump the version only if nobody else did since we read it, first of the write's statements:
+    else nothing is written and the write runs again on the row read afresh."""
+    moved = connection.execute(MOVE_TABLE, {
+        "table_id": table.id, "read_version": table.version, "new_version": table.version + 1,
+        "new_state": state, "new_updated_at": now(), "new_log_length": log_length, "new_in_effect": in_effect,
+    }).rowcount
     if moved != 1:
-        raise _Raced()
+        raise Raced()
     if (table.version + 1) % PRUNE_EVERY == 0:
-        _prune_answers(table.id, table.version + 1 - ANSWERS_KEPT)
+        _prune_answers(connection, table.id, table.version + 1 - ANSWERS_KEPT)
 
 
-def _prune_answers(table_id: int, upto: int) -> None:
+def _prune_answers(connection, table_id: int, upto: int) -> None:
     """Forget the answers of versions up to ``upto``: the log can rebuild them (`answer_at`)."""
-    for version, answer in ((Event.version, Event.result), (Event.undone_version, Event.undo_result)):
-        db.session.execute(
-            update(Event)
-            .where(Event.table_id == table_id, version <= upto, answer.is_not(None))
+    kept = ((EVENTS.c.version, EVENTS.c.result), (EVENTS.c.undone_version, EVENTS.c.undo_result))
+    for version, answer in kept:
+        connection.execute(
+            update(EVENTS)
+            .where(EVENTS.c.table_id == table_id, version <= upto, answer.is_not(None))
             .values({answer: null()})
-            .execution_options(synchronize_session=False)
         )
 
 
-class _Raced(Exception):
-    pass
+def _reread(connection, table_id: int) -> Snapshot:
+    columns = (TABLES.c[name] for name in SNAPSHOT)
+    return Snapshot(*connection.execute(select(*columns).where(TABLES.c.id == table_id)).one())
 
 
-def _write(table_id: int, attempt) -> dict:
-    """Run ``attempt`` (answer, whether it wrote) in a transaction, retrying when another writer got
-    there first; followers are told only of real writes, not of a retry answered from the log."""
-    for tries in range(WRITE_ATTEMPTS):
-        try:
-            result, fresh = attempt()
-            db.session.commit()
-        except (_Raced, IntegrityError, OperationalError):
-            db.session.rollback()
-            time.sleep(0.01 * (tries + 1))
-            continue
-        except BaseException:
-            db.session.rollback()
-            raise
-        db.session.expire_all()
-        if fresh:
-            bus.publish(table_id, result["version"], result)
-        return result
-    raise Refused(503, "busy")
+def _write(table_id: int, attempt) -> Answer:
+    """Run ``attempt(connection, table)`` in the next group commit (`companion.group_commit`): the
+    answer once it is durable; followers are told of real writes, not of a retry answered from the
+    log."""
+    table = db.session.get(Table, table_id)
+    first = Snapshot(*(getattr(table, name) for name in SNAPSHOT))
+    try:
+        answer, _fresh = group_commit.for_app(current_app._get_current_object()).run(attempt, first, _reread)
+    finally:
+        # The write committed on its own connection: this request's reads end, and what they read
+        # (the state the write changed in place) is read again if asked for.
+        db.session.rollback()
+    return answer

@@ -8,6 +8,7 @@ written: one refused event refuses the whole import, with the engine's code and 
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import secrets
@@ -35,14 +36,20 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # --- reading a table's story ----------------------------------------------------------------------
 
 
-def history(table: Table) -> list[dict]:
-    """Every event ever accepted, undone ones included, each with ``said``: what it did, in words,
-    against the state before it when it was applied (one replay of the whole log)."""
-    rows = store.history(table)
-    said = core.story(table.game, table.players, table.options, [
-        {"event": e.payload, "version": e.version, "undone_version": e.undone_version} for e in rows
-    ])
-    return [
+def history(table: Table, before: int | None = None, limit: int | None = None) -> tuple[list[dict], bool]:
+    """The events ever accepted, undone ones included, oldest first, each with ``said``: what it did,
+    in words, against the state before it when it was applied; and whether older ones are left. With
+    ``limit``, only the latest ``limit`` before ``seq`` ``before`` (a page: the newest first)."""
+    rows, more = store.history(table, before, limit)
+    said = [e.said for e in rows]
+    if None in said:  # events written before their words were kept: word the whole log once
+        everything = store.history(table)[0]
+        told = core.story(table.game, table.players, table.options, [
+            {"event": e.payload, "version": e.version, "undone_version": e.undone_version} for e in everything
+        ])
+        by_seq = {e.seq: words for e, words in zip(everything, told, strict=True)}
+        said = [by_seq[e.seq] for e in rows]
+    entries = [
         {
             "seq": e.seq,
             "id": e.client_id,
@@ -56,6 +63,7 @@ def history(table: Table) -> list[dict]:
         }
         for e, words in zip(rows, said, strict=True)
     ]
+    return entries, more
 
 
 def _payloads(table: Table) -> list[dict]:
@@ -120,14 +128,15 @@ def export_csv(table: Table, lang: str) -> str:
 # --- import ---------------------------------------------------------------------------------------
 
 
-def _import_events(game: str, players, options, entries) -> tuple[dict, list[tuple[str, dict]]]:
+def _import_events(game: str, players, options, entries) -> tuple[dict, list[tuple]]:
     """The state after replaying ``entries`` through the engine, every event checked as a referee's
-    tap is; a refusal names the event's ``index`` (0-based) besides the rule's code and params."""
+    tap is, and each event's row (client id, event, words, checkpoint) as `store` writes it; a
+    refusal names the event's ``index`` (0-based) besides the rule's code and params."""
     if not isinstance(entries, list):
         raise Refused(422, "bad_field", field="events")
     module = core.game(game)
     state = core.setup(game, players, options)
-    events: list[tuple[str, dict]] = []
+    events: list[tuple] = []
     ids: set[str] = set()
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or not isinstance(entry.get("event"), dict):
@@ -140,11 +149,13 @@ def _import_events(game: str, players, options, entries) -> tuple[dict, list[tup
             raise Refused(422, "bad_field", field=f"events.{index}.id", index=index)
         ids.add(client_id)
         event = {key: value for key, value in entry["event"].items() if key not in ("id", "version")}
+        said = store.said(module, state, event)
         try:
             core.apply_in_place(module, state, event)
         except core.RuleError as error:
             raise type(error)(error.code, **{**error.params, "index": index}) from None
-        events.append((client_id, event))
+        checkpoint = copy.deepcopy(state) if (index + 1) % store.CHECKPOINT_EVERY == 0 else None
+        events.append((client_id, event, said, checkpoint))
     return state, events
 
 
@@ -162,14 +173,15 @@ def import_table(data: dict) -> tuple[Table, str]:
     secret = secrets.token_urlsafe(16)
     for _ in range(store.WRITE_ATTEMPTS):
         table = Table(code=store.new_code(), game=game, players=players, options=options,
-                      secret_hash=store.hash_secret(secret), version=len(events), state=state)
+                      secret_hash=store.hash_secret(secret), version=len(events), state=state,
+                      log_length=len(events), in_effect=len(events))
         db.session.add(table)
         try:
             db.session.flush()
             db.session.add_all(
                 Event(table_id=table.id, seq=seq, client_id=client_id, type=event["type"], payload=event,
-                      version=seq)
-                for seq, (client_id, event) in enumerate(events, start=1)
+                      version=seq, said=said, checkpoint=checkpoint)
+                for seq, (client_id, event, said, checkpoint) in enumerate(events, start=1)
             )
             db.session.commit()
             return table, secret

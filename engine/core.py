@@ -173,8 +173,13 @@ def check_fields(module, kind: str, event: dict) -> None:
 
 def replay(game_id: str, players: JSON, options: JSON, events: Iterable[dict]) -> dict:
     """The state after ``events`` (those in effect, in order) from the table's setup."""
+    return replay_onto(game_id, setup(game_id, players, options), events)
+
+
+def replay_onto(game_id: str, state: dict, events: Iterable[dict]) -> dict:
+    """``state`` (changed in place, and returned) after ``events``, already accepted, in order: the
+    log's events after a checkpoint of its state."""
     module = game(game_id)
-    state = setup(game_id, players, options)
     for event in events:
         apply_in_place(module, state, event, known_fields=False)
     return state

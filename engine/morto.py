@@ -341,10 +341,13 @@ def actions(state: dict) -> list[dict]:
         for p in players
         if allowed(check_touched_early, state, p)
     ]
+    # Only a living player may speak to a dead one: the pairs the check could allow, each asked of it.
+    the_dead = [p for p in players if not _alive(p)]
     listed += [
         {"type": "spoke_to_dead", "living": living["id"], "dead": dead["id"]}
         for living in players
-        for dead in players
+        if _alive(living)
+        for dead in the_dead
         if allowed(check_spoke_to_dead, state, living, dead)
     ]
     listed.append({"type": "reveal"})  # the dealer always holds a card while the game goes on

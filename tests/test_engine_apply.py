@@ -129,16 +129,16 @@ def test_the_server_applies_an_event_in_place_never_through_core_apply(make_tabl
 
 def test_a_retried_attempt_applies_the_event_once(app, make_table, monkeypatch):
     """The first attempt applied the event to the snapshot in place, then lost the race: the retry
-    reads the snapshot again (the rollback expired the mutated one) and applies the event once."""
+    reads the row again (the mutated snapshot is dropped) and applies the event once."""
     table = make_table("morto", options={"lives": 3})
     move = store._move_table
     calls = []
 
-    def lose_first_race(row, state):
+    def lose_first_race(connection, row, state, **counts):
         calls.append(row.version)
         if len(calls) == 1:
-            raise store._Raced()
-        move(row, state)
+            raise store.Raced()
+        move(connection, row, state, **counts)
 
     monkeypatch.setattr(store, "_move_table", lose_first_race)
     answer = table.event("touched_early", player="p2")

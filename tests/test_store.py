@@ -80,7 +80,7 @@ def _race(app, table_id: int, bodies_per_thread: list[list[dict]]) -> list[list[
 
 def _log(table_id: int) -> tuple[Table, list[Event]]:
     table = db.session.get(Table, table_id)
-    return table, store.history(table)
+    return table, store.history(table)[0]
 
 
 def test_racing_writers_keep_one_gapless_log(app):

@@ -1,17 +1,20 @@
 // The story panel of the referee page and the table view: every event in words (the history's
 // `said`, worded by the engine's catalogue), newest first, undone ones struck through, and on the
 // referee page an Undo button on the latest event still in effect (undo only takes back that one).
-// It follows the page: each `arbitre:table` redraw says the table's version, and the history is
-// fetched again when the version moved (online only; the last one stays in memory).
+// It follows the page: each `arbitre:table` redraw says the table's version, and the latest page of
+// the history is fetched again when the version moved (online only; the last one stays in memory).
+// Older pages come on demand, so a long game costs each redraw the same as a short one.
 import { api } from "./api.js";
 import { t, loadCatalogue } from "./i18n.js";
 import { h, fill } from "./ui.js";
 
 const section = document.getElementById("story");
 const RETRY_MS = 3000; // the referee's taps still on their way: the server's history is behind
+const PAGE = 50; // entries fetched at a time
+const PAGE_MAX = 500; // the server's largest page
 
 let table = null; // the latest `arbitre:table` detail: {role, code, version, state}
-let story = null; // the latest history answer
+let story = null; // {version, events (oldest first), more}: the latest pages of the history
 let asked = null; // the version the last fetch was made for
 let fetching = false;
 let retry = null;
@@ -40,13 +43,24 @@ async function refresh() {
   fetching = true;
   asked = version();
   try {
-    story = await api.history(table.code);
+    // As many entries as the panel shows: their undone marks may have changed too.
+    const shown = Math.min(PAGE_MAX, Math.max(PAGE, story ? story.events.length : 0));
+    story = await api.history(table.code, { limit: shown });
   } catch { /* offline or refused: keep the last story */ }
   fetching = false;
   draw();
   clearTimeout(retry);
   if (asked !== version()) refresh(); // the table moved while this was fetched
   else if (story && story.version < asked) retry = setTimeout(() => { asked = null; refresh(); }, RETRY_MS);
+}
+
+async function older() {
+  const first = story.events[0];
+  try {
+    const page = await api.history(table.code, { limit: PAGE, before: first.seq });
+    if (story.events[0] === first) story = { ...story, events: [...page.events, ...story.events], more: page.more };
+  } catch { /* offline: the button stays */ }
+  draw();
 }
 
 function item(entry, latest) {
@@ -68,8 +82,9 @@ function draw() {
   }
   section.hidden = false;
   const events = story ? story.events : [];
+  // Entries are numbered from 1 without a gap: the newest one's number is their count.
   details.querySelector("summary").textContent = events.length
-    ? t("ui.story.title_count", { count: events.length }) : t("ui.story.title");
+    ? t("ui.story.title_count", { count: events.at(-1).seq }) : t("ui.story.title");
   // Undo takes back the latest event in effect, and only when the page shows what the server has.
   const inEffect = events.filter((entry) => !entry.undone);
   const current = story && story.version === version() && !waiting();
@@ -81,7 +96,8 @@ function draw() {
     table.state?.over ? h("p", {}, h("a", { class: "story-results", href: `/t/${table.code}/results` }, t("ui.story.results"))) : null,
     story && !events.length ? h("p", { class: "hint" }, t("ui.story.empty")) : null,
     events.length ? h("ol", { class: "story-list", reversed: true },
-      [...events].reverse().map((entry) => item(entry, entry === latest))) : null);
+      [...events].reverse().map((entry) => item(entry, entry === latest))) : null,
+    story?.more ? h("button", { type: "button", class: "secondary story-older", onclick: older }, t("ui.story.older")) : null);
 }
 
 document.addEventListener("arbitre:table", async (event) => {

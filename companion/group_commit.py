@@ -1,0 +1,164 @@
+"""Group commit: the writes that arrive while another is committing go together, in one transaction
+and one commit (one fsync on SQLite), and each is answered once that commit is durable.
+
+A write is a *job*, ``job(connection, table) -> (answer, fresh)``: it checks and applies one referee
+tap against ``table`` (a `Snapshot` of its row) and writes its rows on ``connection``, updating the
+table row first with ``WHERE version = v`` (so a writer in another process that got there first
+makes it raise `Raced` before it wrote anything: it is run again on the row read afresh). A job
+that refuses (a rule, a stale version) raises before it writes, so the others in its batch commit.
+
+One writer leads at a time per process: it takes every job waiting, runs them on one connection,
+commits, wakes their callers, and hands the lead to the first job that arrived meanwhile. Under
+gevent the waiting is a greenlet's; the threads of a test or of the development server wait the
+same way. A database error inside a batch (another process's write to the same row with the same
+client id, a deadlock) rolls the batch back and runs its jobs again one transaction each, so that
+error reaches only the job it belongs to.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from flask import Flask, current_app
+from sqlalchemy.exc import DBAPIError
+
+from companion.errors import Refused
+from engine.core import RuleError
+
+EXTENSION = "arbitre.group_commit"
+ATTEMPTS = 5  # runs of a job that keeps losing races to other processes before it answers 503 busy
+
+
+class Raced(Exception):
+    """Another writer moved the table since the job read it; nothing was written."""
+
+
+@dataclass
+class Snapshot:
+    """A table's row as a write reads it; ``state`` is the job's own (it may change it in place)."""
+
+    id: int
+    game: str
+    players: list
+    options: dict
+    version: int
+    state: dict
+    log_length: int
+    in_effect: int
+
+
+class _Slot:
+    def __init__(self, job, table: Snapshot, reread):
+        self.job, self.table, self.reread = job, table, reread
+        self.done = threading.Event()
+        self.leads = False  # handed the lead while it waited
+        self.answer = self.error = None
+        self.fresh = False
+
+
+class GroupCommit:
+    def __init__(self, app: Flask):
+        self.app = app
+        self.lock = threading.Lock()
+        self.waiting: list[_Slot] = []
+        self.leading = False
+
+    def run(self, job, table: Snapshot, reread) -> tuple:
+        """Run ``job`` on ``table`` (``reread(connection, id)`` reads it again after a lost race) in
+        the next batch; returns (answer, fresh) once committed, or raises what the job raised."""
+        slot = _Slot(job, table, reread)
+        with self.lock:
+            self.waiting.append(slot)
+            leads = not self.leading
+            self.leading = True
+        if not leads:
+            slot.done.wait()
+            leads = slot.leads
+        if leads:
+            self._lead()
+        slot.done.wait()
+        if slot.error is not None:
+            raise slot.error
+        return slot.answer, slot.fresh
+
+    def _lead(self) -> None:
+        with self.lock:
+            batch, self.waiting = self.waiting, []
+        try:
+            self._commit(batch)
+        except Exception as error:  # noqa: BLE001 - no connection to be had: every caller raises it
+            for slot in batch:
+                if slot.answer is None and slot.error is None:
+                    slot.error = error
+        finally:
+            with self.lock:
+                if self.waiting:
+                    self.waiting[0].leads = True
+                    self.waiting[0].done.set()
+                else:
+                    self.leading = False
+            for slot in batch:
+                slot.done.set()
+
+    def _commit(self, batch: list[_Slot]) -> None:
+        engine = current_app.extensions["sqlalchemy"].engine
+        try:
+            with engine.begin() as connection:
+                for slot in batch:
+                    _attempt(connection, slot)
+        except Exception:  # noqa: BLE001 - a database error: each job again, alone
+            for slot in batch:
+                slot.answer = slot.error = None
+                _alone(engine, slot)
+        _published(batch)
+
+
+def _attempt(connection, slot: _Slot) -> None:
+    """Run the job until it does not lose a race; a refusal is its answer. Any other error is raised:
+    the batch's, or the lone job's."""
+    for tries in range(ATTEMPTS):
+        try:
+            slot.answer, slot.fresh = slot.job(connection, slot.table)
+            return
+        except Raced:
+            if tries:
+                time.sleep(0.005 * tries)
+            slot.table = slot.reread(connection, slot.table.id)
+        except (Refused, RuleError) as refusal:
+            slot.error = refusal
+            return
+    slot.error = Refused(503, "busy")
+
+
+def _alone(engine, slot: _Slot) -> None:
+    """One job in its own transaction, the table read afresh; a database error is retried."""
+    for tries in range(ATTEMPTS):
+        try:
+            with engine.begin() as connection:
+                slot.table = slot.reread(connection, slot.table.id)
+                _attempt(connection, slot)
+            return
+        except DBAPIError:
+            slot.answer, slot.error = None, None
+            time.sleep(0.01 * (tries + 1))
+        except Exception as error:  # noqa: BLE001 - the caller's to raise
+            slot.error = error
+            return
+    slot.error = Refused(503, "busy")
+
+
+def _published(batch: list[_Slot]) -> None:
+    """Followers hear of each real write once it is durable (not of a retry answered from the log)."""
+    from companion import bus
+
+    for slot in batch:
+        if slot.error is None and slot.fresh:
+            bus.publish(slot.table.id, slot.answer["version"], slot.answer, slot.answer.json)
+
+
+def for_app(app: Flask) -> GroupCommit:
+    if EXTENSION not in app.extensions:
+        app.extensions[EXTENSION] = GroupCommit(app)
+    return app.extensions[EXTENSION]

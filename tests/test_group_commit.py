@@ -1,0 +1,134 @@
+"""Group commit (companion/group_commit.py): taps that arrive while another commits share the next
+commit, each answered once it is durable, each applied once, none hurt by a neighbour's refusal or
+by a database error in its batch. Threads stand for the server's greenlets, on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from sqlalchemy import event as sa_event
+from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
+
+from companion import store
+from companion.models import Event, Table, db
+from engine import core
+
+PLAYERS = [f"Joueur {i}" for i in range(1, 13)]
+TABLES = 6
+TAPS = 8
+
+
+@pytest.fixture
+def slow_commits(app):
+    """Each commit takes 20 ms longer (a slow disk), so the taps of the other threads pile up behind
+    it; counts the commits."""
+    commits = []
+    with app.app_context():
+        engine = db.engine
+
+    def slow(_connection) -> None:
+        commits.append(1)
+        time.sleep(0.02)
+
+    sa_event.listen(engine, "commit", slow)
+    yield commits
+    sa_event.remove(engine, "commit", slow)
+
+
+def _tables(app) -> list[int]:
+    with app.app_context():
+        ids = [store.create_table("morto", PLAYERS, {"lives": 9})[0].id for _ in range(TABLES)]
+        db.session.remove()
+    return ids
+
+
+def _tap_all(app, bodies_for) -> dict:
+    """One thread per table, each posting its bodies one after the other; the answers or refusals."""
+    answers: dict = {}
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(bodies_for))
+
+    def run(table_id: int, bodies: list[dict]) -> None:
+        try:
+            start.wait()
+            with app.app_context():
+                for body in bodies:
+                    try:
+                        answers[body["id"]] = store.append_event(table_id, dict(body))
+                    except core.RuleError as refusal:
+                        answers[body["id"]] = refusal.code
+                db.session.remove()
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=item) for item in bodies_for.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors
+    return answers
+
+
+def _touches(table_id: int, count: int) -> list[dict]:
+    return [{"id": f"t{table_id}-{i}", "type": "touched_early", "player": f"p{2 + i % 11}"}
+            for i in range(count)]
+
+
+def _check_logs(app, table_ids: list[int], accepted: int) -> None:
+    with app.app_context():
+        for table_id in table_ids:
+            table = db.session.get(Table, table_id)
+            rows = db.session.execute(select(func.count()).where(Event.table_id == table_id)).scalar_one()
+            assert rows == table.version == table.log_length == table.in_effect == accepted
+            assert table.state == store.rebuild(table)
+            assert sum(9 - p["lives"] for p in table.state["players"]) == accepted  # each applied once
+        db.session.remove()
+
+
+def test_taps_arriving_together_share_a_commit_and_each_is_applied_once(app, slow_commits):
+    table_ids = _tables(app)
+    slow_commits.clear()
+    answers = _tap_all(app, {table_id: _touches(table_id, TAPS) for table_id in table_ids})
+    assert len(answers) == TABLES * TAPS
+    for table_id in table_ids:
+        assert [answers[f"t{table_id}-{i}"]["version"] for i in range(TAPS)] == list(range(1, TAPS + 1))
+    # Six writers, each waiting for its answer before its next tap: one commit per tap would be 48.
+    assert len(slow_commits) < TABLES * TAPS, len(slow_commits)
+    _check_logs(app, table_ids, TAPS)
+
+
+def test_a_refused_tap_leaves_the_others_of_its_batch_committed(app, slow_commits):
+    table_ids = _tables(app)
+    bodies = {}
+    for table_id in table_ids:
+        taps = _touches(table_id, TAPS)
+        taps.insert(3, {"id": f"bad{table_id}", "type": "touched_early", "player": "p99"})  # nobody
+        bodies[table_id] = taps
+    answers = _tap_all(app, bodies)
+    assert all(answers[f"bad{table_id}"] == "unknown_player" for table_id in table_ids), answers
+    _check_logs(app, table_ids, TAPS)
+
+
+def test_a_database_error_in_a_batch_runs_each_tap_again_alone(app, slow_commits, monkeypatch):
+    """One write fails in the database (as a deadlock would): its whole batch is rolled back and each
+    of its taps runs again in a transaction of its own, from the row read afresh (the first run
+    changed its state in place): every tap applied once."""
+    table_ids = _tables(app)
+    move, failed = store._move_table, []
+
+    def fail_once(connection, table, state, **counts):
+        if table.id == table_ids[0] and table.version == 2 and not failed:
+            failed.append(table.version)
+            raise OperationalError("UPDATE tables", {}, Exception("deadlock detected"))
+        move(connection, table, state, **counts)
+
+    monkeypatch.setattr(store, "_move_table", fail_once)
+    answers = _tap_all(app, {table_id: _touches(table_id, TAPS) for table_id in table_ids})
+    assert failed == [2]
+    assert all(isinstance(answer, dict) for answer in answers.values()), answers
+    _check_logs(app, table_ids, TAPS)
