@@ -42,7 +42,10 @@ export const api = {
   getTable: (code) => call("GET", `/api/tables/${code}`),
   postEvent: (code, secret, event) => call("POST", `/api/tables/${code}/events`, { body: event, secret }),
   undo: (code, secret, version, id) => call("POST", `/api/tables/${code}/undo`, { body: { version, id }, secret }),
-  log: (code) => call("GET", `/api/tables/${code}/log`),
+  // With `since` (a version): only what a phone holding the log of that version lacks ({keep, events}).
+  log: (code, since) => call("GET", `/api/tables/${code}/log${since === undefined ? "" : `?since=${since}`}`),
   check: (code, name, params) => call("POST", `/api/tables/${code}/checks/${name}`, { body: params }),
-  history: (code) => call("GET", `/api/tables/${code}/history`),
+  // The latest `limit` entries of the story, before the entry `before` if given ({events, more}).
+  history: (code, { limit, before } = {}) => call("GET", `/api/tables/${code}/history?${
+    new URLSearchParams({ limit, ...(before ? { before } : {}) })}`),
 };

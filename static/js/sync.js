@@ -3,6 +3,9 @@
 // worker, exactly as the server will compute it). Taps are sent oldest first, one at a time, each
 // against the version it follows; a 409 means someone else wrote first: the waiting taps are
 // replayed on the fresh log, and those the rules no longer allow are set aside with the reason.
+// The base travels whole only once (from the server when the phone has none, to the worker when it
+// starts); then only what changed: the server's log since our version, one event per acknowledged
+// tap to IndexedDB and to the worker, and a tap sends the worker the waiting taps alone.
 import { api, newId } from "./api.js";
 import { ask, startEngine } from "./engine.js";
 import * as box from "./outbox.js";
@@ -16,6 +19,7 @@ export class TableSync {
     this.server = answer; // the latest answer seen from the server: {version, state}
     this.view = answer.state;
     this.base = null;
+    this.workerVersion = null; // the version of the base the engine worker holds, if it holds one
     this.pending = [];
     this.rejected = [];
     this.engine = "loading";
@@ -70,10 +74,37 @@ export class TableSync {
 
   // --- the engine's projection ----------------------------------------------------------------
 
-  project(extra = []) {
+  async project(extra = []) {
     const ops = [...this.pending, ...extra].map(({ kind, event }) => ({ kind, event }));
-    return ask({ op: "project", game: this.game, players: this.base.players, options: this.base.options,
-      events: this.base.events, pending: ops });
+    for (let tries = 0; ; tries++) {
+      const { version } = this.base;
+      if (this.workerVersion !== version) await this.sendBase();
+      const projection = await ask({ op: "project", code: this.code, version, pending: ops });
+      if (!projection.stale) return projection;
+      // The worker lost step (a move it could not apply): it gets the whole base once more.
+      this.workerVersion = null;
+      if (tries) throw new Error("the engine worker does not hold the table's log");
+    }
+  }
+
+  // The whole base to the worker: when it starts (with the page), or when it lost step.
+  async sendBase() {
+    const { game, players, options, version, events } = this.base;
+    await ask({ op: "base_set", code: this.code, game, players, options, version, events: events.slice() });
+    this.workerVersion = version;
+  }
+
+  // Tells the worker how the base moved from version `since`: its first `keep` events stay, then
+  // `added`. Messages reach the worker in order, so nothing waits for its answer; if it did not hold
+  // the base at `since`, its next projection answers "stale" and it gets the whole base then.
+  moveWorker(since, keep, added) {
+    if (this.engine !== "ready" || this.workerVersion !== since) {
+      this.workerVersion = null;
+      return;
+    }
+    this.workerVersion = this.base.version;
+    ask({ op: "base_move", code: this.code, since, keep, events: added, version: this.base.version })
+      .catch(() => {});
   }
 
   reproject() {
@@ -163,13 +194,44 @@ export class TableSync {
 
   // --- the server -------------------------------------------------------------------------------
 
+  // The server's log as it is now: only what changed since our base's version when we have one, the
+  // whole log when we have none or the server does not know our version (422).
   async refreshBase() {
-    const log = await api.log(this.code);
-    this.base = { code: this.code, game: log.game, players: log.players, options: log.options,
-      version: log.version, events: log.events.map((entry) => entry.event) };
+    const had = this.base;
+    let log = null;
+    if (had) {
+      const since = had.version;
+      try {
+        log = await api.log(this.code, since);
+      } catch (err) {
+        if (err.status !== 422) throw err;
+      }
+      if (log && this.base === had && had.version === since && log.keep <= had.events.length) {
+        await this.moveBase(since, log.keep, log.events.map((entry) => entry.event), log.version);
+      } else {
+        log = null;
+      }
+    }
+    if (!log) {
+      log = await api.log(this.code);
+      this.base = { code: this.code, game: log.game, players: log.players, options: log.options,
+        version: log.version, events: log.events.map((entry) => entry.event) };
+      this.workerVersion = null;
+      await box.saveBase(this.base);
+    }
     if (log.version >= this.server.version) this.server = { version: log.version, state: log.state };
-    await box.saveBase(this.base);
     this.online = true;
+  }
+
+  // The base moves from version `since` to `version`: its first `keep` events stay, then `added`.
+  async moveBase(since, keep, added, version) {
+    const { events } = this.base;
+    if (keep === events.length && !added.length && version === since) return;
+    events.length = keep;
+    for (const event of added) events.push(event); // a spread would overflow the stack on a long log
+    this.base.version = version;
+    await box.moveBase(this.base, keep);
+    this.moveWorker(since, keep, added);
   }
 
   // A state pushed by the live stream (a co-referee's tap, or our own echoed back).
@@ -178,20 +240,29 @@ export class TableSync {
     this.server = answer;
     if (this.pending.length) return; // the next send meets the change as a 409 and rebases
     await this.serial(async () => {
+      if (answer.version <= this.version) return; // a refresh queued before this one brought it
       await this.refreshBase().catch(() => {});
       await this.projectAll();
     });
   }
 
   async acknowledged(op, answer) {
-    const expected = answer.version === this.base.version + 1;
+    const since = this.base.version;
+    const expected = answer.version === since + 1;
+    const { events } = this.base;
+    let keep = events.length;
     if (expected) {
-      if (op.kind === "event") this.base.events.push(op.event);
-      else this.base.events.pop();
+      if (op.kind === "event") {
+        events.push(op.event);
+      } else {
+        events.pop();
+        keep = events.length;
+      }
       this.base.version = answer.version;
     }
     this.pending = this.pending.filter((other) => other.seq !== op.seq);
-    await box.acknowledge(this.base, op.seq);
+    await box.acknowledge(this.base, keep, op.seq);
+    if (expected) this.moveWorker(since, keep, op.kind === "event" ? [op.event] : []);
     this.server = answer;
     if (!expected) {
       // A retry answered from the past (its first answer was lost): take the log as it is now.

@@ -1,0 +1,211 @@
+"""The engine worker's base (worker/jsonio.py): the log held in the worker, moved by small messages,
+with checkpoints of the state. Every projection must equal what a full replay of the whole log gives
+(the worker's former way, kept here as the reference), for random logs with undos, base moves that
+drop events, checkpoint boundaries and undos waiting in the outbox that reach into the base."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from engine import core, morto
+from engine.core import IllegalEvent, RuleError
+from engine.messages import refusal
+from worker import jsonio
+
+PLAYERS = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
+OPTIONS = {"lives": 9}
+
+
+@pytest.fixture(autouse=True)
+def fresh_worker(monkeypatch):
+    """A new worker for every test (as after a page reload), with short stretches between
+    checkpoints so that a few dozen events cross several of them."""
+    monkeypatch.setattr(jsonio, "_base", None)
+    monkeypatch.setattr(jsonio, "CHECKPOINT_EVERY", 4)
+
+
+def reference(events: list, pending: list) -> dict:
+    """The worker's former projection: replay everything from the setup, a deep copy per op."""
+    module = core.game("morto")
+    active = list(events)
+    state = core.replay("morto", PLAYERS, OPTIONS, active)
+    results = []
+    for op in pending:
+        try:
+            if op.get("kind") == "undo":
+                state = core.undo("morto", PLAYERS, OPTIONS, active)
+                active.pop()
+            else:
+                candidate = copy.deepcopy(state)
+                core.apply_in_place(module, candidate, op["event"])
+                state = candidate
+                active.append(op["event"])
+            results.append({"ok": True})
+        except RuleError as error:
+            results.append({"ok": False, "error": refusal(error.code, error.params)})
+    return {"state": core.view("morto", state), "pending": results, "active": len(active)}
+
+
+def candidates(rng: random.Random, state: dict) -> list[dict]:
+    """Events to try on ``state``, legal or not: touches, words to the dead, reveals."""
+    ids = [p["id"] for p in state["players"]]
+    holders = [p["id"] for p in state["players"] if p["dealt"] and p["lives"] > 0]
+    return [
+        {"type": "touched_early", "player": rng.choice(ids)},
+        {"type": "spoke_to_dead", "living": rng.choice(ids), "dead": rng.choice(ids)},
+        {"type": "spoke_to_dead", "living": rng.choice(ids), "dead": rng.choice(ids)},
+        {"type": "reveal", "cards": {pid: rng.randint(1, 10) for pid in holders}},
+    ]
+
+
+def legal_log(rng: random.Random, length: int, state: dict | None = None) -> list[dict]:
+    """A log the server could have accepted: random events, each checked on the state before it."""
+    state = state if state is not None else core.setup("morto", PLAYERS, OPTIONS)
+    events = []
+    for _ in range(length * 20):
+        if len(events) == length or morto.outcome(state) is not None:
+            break
+        event = rng.choice(candidates(rng, state))
+        try:
+            state = core.apply("morto", state, event)
+        except RuleError:
+            continue
+        events.append(event)
+    return events
+
+
+def pending_ops(rng: random.Random, events: list, count: int) -> list[dict]:
+    """Waiting taps: mostly legal events, some refused ones, and undos (some reaching into the base)."""
+    state = core.replay("morto", PLAYERS, OPTIONS, events)
+    ops = []
+    for _ in range(count):
+        if rng.random() < 0.35:
+            ops.append({"kind": "undo"})
+        else:
+            ops.append({"kind": "event", "event": rng.choice(candidates(rng, state))})
+    return ops
+
+
+def set_base(events: list, version: int) -> dict:
+    return jsonio.base_set({"code": "K7QX2M", "game": "morto", "players": PLAYERS, "options": OPTIONS,
+                            "version": version, "events": events})
+
+
+def project(version: int, pending: list) -> dict:
+    return jsonio.project({"code": "K7QX2M", "version": version, "pending": pending})
+
+
+def assert_base_is_replay(events: list) -> None:
+    base = jsonio._base
+    assert base.events == events
+    assert base.state == core.replay("morto", PLAYERS, OPTIONS, events)
+    assert len(base.checkpoints) == len(events) // jsonio.CHECKPOINT_EVERY + 1
+    for index, frozen in enumerate(base.checkpoints):
+        upto = events[:index * jsonio.CHECKPOINT_EVERY]
+        assert jsonio.pickle.loads(frozen) == core.replay("morto", PLAYERS, OPTIONS, upto)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_projections_equal_a_full_replay_as_the_base_moves(seed):
+    rng = random.Random(seed)
+    events = legal_log(rng, rng.randint(0, 30))
+    version = len(events)
+    set_base(events, version)
+    assert_base_is_replay(events)
+    for _ in range(15):
+        pending = pending_ops(rng, events, rng.randint(0, 8))
+        assert project(version, pending) == reference(events, pending)
+        # The server's log moved: undos took back its last events, then new ones came.
+        keep = rng.choice([len(events), len(events), rng.randint(0, len(events))])
+        state = core.replay("morto", PLAYERS, OPTIONS, events[:keep])
+        added = legal_log(rng, rng.randint(0, 9), state)
+        answer = jsonio.base_move({"code": "K7QX2M", "since": version, "keep": keep, "events": added,
+                                   "version": version + 5})
+        version += 5
+        events = events[:keep] + added
+        assert answer == {"version": version, "length": len(events)}
+        assert_base_is_replay(events)
+
+
+@pytest.mark.parametrize("length", [0, 1, 3, 4, 5, 7, 8, 9, 12, 13])
+def test_undos_waiting_in_the_outbox_cross_checkpoints(length):
+    events = legal_log(random.Random(length), length)
+    assert len(events) == length
+    set_base(events, 1)
+    for undos in range(length + 2):  # one more than the log holds: nothing_to_undo
+        pending = [{"kind": "undo"}] * undos + [{"kind": "event",
+                                                 "event": {"type": "touched_early", "player": "p3"}}]
+        assert project(1, pending) == reference(events, pending)
+        assert project(1, pending) == reference(events, pending)  # the rebuilt state kept aside
+
+
+@pytest.mark.parametrize("keep", [0, 3, 4, 5, 8, 11, 12])
+def test_a_base_that_loses_events_goes_back_to_a_checkpoint(keep):
+    events = legal_log(random.Random(7), 12)
+    set_base(events, 12)
+    project(12, [{"kind": "undo"}] * (12 - keep))  # a rebuilt state kept aside, beyond keep
+    jsonio.base_move({"code": "K7QX2M", "since": 12, "keep": keep, "events": [], "version": 13})
+    assert_base_is_replay(events[:keep])
+    pending = [{"kind": "undo"}, {"kind": "undo"}]
+    assert project(13, pending) == reference(events[:keep], pending)
+
+
+def test_nothing_pending_copies_nothing_and_checks_run_on_the_projection():
+    events = [{"type": "touched_early", "player": "p2"}]
+    set_base(events, 1)
+    assert project(1, []) == reference(events, [])
+    assert jsonio._last["state"] is jsonio._base.state
+    answer = project(1, [{"kind": "event", "event": {"type": "touched_early", "player": "p2"}}])
+    assert jsonio._last["state"] is not jsonio._base.state
+    assert answer["active"] == 2
+    assert jsonio._base.state == core.replay("morto", PLAYERS, OPTIONS, events)
+    assert "answer" in jsonio.check({"name": "swap", "params": {"face_up": {"p1": 10}}})
+
+
+def test_a_refused_tap_changes_nothing_even_if_its_handler_began(monkeypatch):
+    def careless(state, event):  # mutates, then refuses: the engine's handlers never do this
+        state["players"][0]["lives"] = 0
+        raise IllegalEvent("morto.dealer_may_touch", player="p1", name="Ada")
+
+    monkeypatch.setitem(morto.EVENTS, "touched_early", careless)
+    set_base([], 0)
+    answer = project(0, [{"kind": "event", "event": {"type": "touched_early", "player": "p2"}}])
+    assert answer["pending"][0]["ok"] is False
+    assert answer["state"] == core.view("morto", core.setup("morto", PLAYERS, OPTIONS))
+
+
+def test_a_worker_that_lacks_the_base_says_so():
+    assert project(0, []) == {"stale": True}  # a new worker: the page sends the base whole
+    set_base([], 3)
+    assert project(2, []) == {"stale": True}
+    assert jsonio.project({"code": "OTHER1", "version": 3, "pending": []}) == {"stale": True}
+    move = {"code": "K7QX2M", "since": 2, "keep": 0, "events": [], "version": 4}
+    assert jsonio.base_move(move) == {"stale": True}
+    assert jsonio.base_move({**move, "since": 3, "keep": 1}) == {"stale": True}  # more than it holds
+    assert jsonio.base_move({**move, "since": 3}) == {"version": 4, "length": 0}
+
+
+def test_a_move_that_fails_leaves_no_half_moved_base():
+    set_base([{"type": "touched_early", "player": "p2"}], 1)
+    with pytest.raises(RuleError):
+        jsonio.base_move({"code": "K7QX2M", "since": 1, "keep": 1, "version": 2,
+                          "events": [{"type": "touched_early", "player": "p1"}]})  # the dealer
+    assert project(1, []) == {"stale": True}
+    assert project(2, []) == {"stale": True}
+
+
+def test_the_page_talks_json_and_a_tap_sends_only_itself():
+    events = legal_log(random.Random(3), 40)
+    answer = json.loads(jsonio.handle(json.dumps({"op": "base_set", "code": "K7QX2M", "game": "morto",
+                                                  "players": PLAYERS, "options": OPTIONS,
+                                                  "version": 40, "events": events})))
+    assert answer == {"version": 40, "length": len(events)}
+    tap = {"op": "project", "code": "K7QX2M", "version": 40,
+           "pending": [{"kind": "event", "event": {"type": "touched_early", "player": "p2"}}]}
+    assert len(json.dumps(tap)) < 200
+    assert json.loads(jsonio.handle(json.dumps(tap))) == json.loads(json.dumps(
+        reference(events, tap["pending"]), ensure_ascii=False))
