@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -28,19 +29,30 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(env: dict | None = None, workers: int | None = None):
+def serving(env: dict | None = None, workers: int | None = None, floor: bool = False,
+            instance: str | None = None, log_copy: str | None = None):
     """``companion serve`` on a free port with its own instance folder (SQLite there, or DATABASE_URL
     from ``env``); yields (base URL, the server's master process). At the end, the lines of its log
-    that say ERROR or Traceback are printed."""
+    that say ERROR or Traceback are printed.
+
+    ``floor``: start `bench/floor_server.py` instead, the same server plus ``POST /bench/floor`` (a
+    bare Flask JSON endpoint on the same app). ``instance``: use this folder (made and filled by the
+    caller, e.g. a database built beforehand) instead of a temporary one; the log is written there.
+    ``log_copy``: where to copy the server's whole log at the end."""
     port = free_port()
-    with tempfile.TemporaryDirectory() as instance:
+    with contextlib.ExitStack() as stack:
+        if instance is None:
+            instance = stack.enter_context(tempfile.TemporaryDirectory())
         environ = {**os.environ, "ARBITRE_INSTANCE": instance, **(env or {})}
-        command = [str(Path(sys.executable).with_name("companion")), "serve", "--host", "127.0.0.1",
-                   "--port", str(port)]
+        if floor:
+            command = [sys.executable, str(ROOT / "bench" / "floor_server.py")]
+        else:
+            command = [str(Path(sys.executable).with_name("companion")), "serve"]
+        command += ["--host", "127.0.0.1", "--port", str(port)]
         if workers:
             command += ["--workers", str(workers)]
         log_path = Path(instance) / "serve.log"
-        log = open(log_path, "wb")  # noqa: SIM115 - closed below
+        log = stack.enter_context(open(log_path, "wb"))  # noqa: SIM115 - closed by the stack
         process = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         try:
@@ -52,13 +64,16 @@ def serving(env: dict | None = None, workers: int | None = None):
                     break
                 except OSError:
                     if time.monotonic() > deadline or process.poll() is not None:
-                        raise RuntimeError("the server did not start") from None
+                        raise RuntimeError("the server did not start:\n"
+                                           + log_path.read_text(errors="replace")[-3000:]) from None
                     time.sleep(0.2)
             yield base, process
         finally:
             process.terminate()
             process.wait(30)
             log.close()
+            if log_copy:
+                shutil.copyfile(log_path, log_copy)
             errors = [line for line in log_path.read_text(errors="replace").splitlines()
                       if "ERROR" in line or "Traceback" in line]
             if errors:

@@ -1,16 +1,19 @@
 """Group commit: the writes that arrive while another is committing go together, in one transaction
 and one commit (one fsync on SQLite), and each is answered once that commit is durable.
 
-A write is a *job*, ``job(connection, table) -> (answer, fresh)``: it checks and applies one referee
-tap against ``table`` (a `Snapshot` of its row) and writes its rows on ``connection``, updating the
-table row first with ``WHERE version = v`` (so a writer in another process that got there first
-makes it raise `Raced` before it wrote anything: it is run again on the row read afresh). A job
-that refuses (a rule, a stale version) raises before it writes, so the others in its batch commit.
+A write is a *job*, ``job(connection, table) -> (answer, fresh, write)``: it checks and applies one
+referee tap against ``table`` (a `Snapshot` of its row) and returns its answer and ``write``, what
+writes its rows on a connection (None for a retry answered from the log). ``write`` updates the
+table row first with ``WHERE version = v``, so when another writer got there first it raises `Raced`
+before it wrote anything, and the job runs again on the row read afresh. A job that refuses (a rule,
+a stale version) raises before anything is written, so the others in its batch commit.
 
-One writer leads at a time per process: it takes every job waiting, runs them on one connection,
-commits, wakes their callers, and hands the lead to the first job that arrived meanwhile. Under
-gevent the waiting is a greenlet's; the threads of a test or of the development server wait the
-same way. A database error inside a batch (another process's write to the same row with the same
+The batch runs in two steps: every job computes its answer first, with no lock taken (SQLite's
+transaction begins at the first write; the other server processes go on writing meanwhile), then
+the writes and the commit, the only part that holds the database's write lock. One batch leads at
+a time per process: it takes every job waiting, and hands the lead to the first job that arrived
+meanwhile. Under gevent the waiting is a greenlet's; the threads of a test or of the development
+server wait the same way. A database error inside a batch (another process's write with the same
 client id, a deadlock) rolls the batch back and runs its jobs again one transaction each, so that
 error reaches only the job it belongs to.
 """
@@ -54,7 +57,7 @@ class _Slot:
         self.job, self.table, self.reread = job, table, reread
         self.done = threading.Event()
         self.leads = False  # handed the lead while it waited
-        self.answer = self.error = None
+        self.answer = self.error = self.write = None
         self.fresh = False
 
 
@@ -67,7 +70,8 @@ class GroupCommit:
 
     def run(self, job, table: Snapshot, reread) -> tuple:
         """Run ``job`` on ``table`` (``reread(connection, id)`` reads it again after a lost race) in
-        the next batch; returns (answer, fresh) once committed, or raises what the job raised."""
+        the next batch; returns (answer, fresh) once its rows are committed, or raises what the job
+        raised."""
         slot = _Slot(job, table, reread)
         with self.lock:
             self.waiting.append(slot)
@@ -107,29 +111,38 @@ class GroupCommit:
         try:
             with engine.begin() as connection:
                 for slot in batch:
-                    _attempt(connection, slot)
+                    _prepare(connection, slot)
+                for slot in batch:
+                    _written(connection, slot)
         except Exception:  # noqa: BLE001 - a database error: each job again, alone
             for slot in batch:
-                slot.answer = slot.error = None
                 _alone(engine, slot)
         _published(batch)
 
 
-def _attempt(connection, slot: _Slot) -> None:
-    """Run the job until it does not lose a race; a refusal is its answer. Any other error is raised:
-    the batch's, or the lone job's."""
+def _prepare(connection, slot: _Slot) -> None:
+    """The job's answer, computed: a refusal is its answer; any other error is raised."""
+    slot.answer = slot.error = slot.write = None
+    try:
+        slot.answer, slot.fresh, slot.write = slot.job(connection, slot.table)
+    except (Refused, RuleError) as refusal:
+        slot.error = refusal
+
+
+def _written(connection, slot: _Slot) -> None:
+    """The job's rows written; after a lost race, the job again on the row read afresh."""
     for tries in range(ATTEMPTS):
+        if slot.write is None:
+            return
         try:
-            slot.answer, slot.fresh = slot.job(connection, slot.table)
+            slot.write(connection)
             return
         except Raced:
             if tries:
                 time.sleep(0.005 * tries)
             slot.table = slot.reread(connection, slot.table.id)
-        except (Refused, RuleError) as refusal:
-            slot.error = refusal
-            return
-    slot.error = Refused(503, "busy")
+            _prepare(connection, slot)
+    slot.answer, slot.error = None, Refused(503, "busy")
 
 
 def _alone(engine, slot: _Slot) -> None:
@@ -138,15 +151,15 @@ def _alone(engine, slot: _Slot) -> None:
         try:
             with engine.begin() as connection:
                 slot.table = slot.reread(connection, slot.table.id)
-                _attempt(connection, slot)
+                _prepare(connection, slot)
+                _written(connection, slot)
             return
         except DBAPIError:
-            slot.answer, slot.error = None, None
             time.sleep(0.01 * (tries + 1))
         except Exception as error:  # noqa: BLE001 - the caller's to raise
-            slot.error = error
+            slot.answer, slot.error = None, error
             return
-    slot.error = Refused(503, "busy")
+    slot.answer, slot.error = None, Refused(503, "busy")
 
 
 def _published(batch: list[_Slot]) -> None:

@@ -20,6 +20,7 @@ gevent event loop in which a follower costs a greenlet and a socket, not a threa
 from __future__ import annotations
 
 import argparse
+import fcntl
 import mmap
 import os
 import resource
@@ -102,13 +103,17 @@ class CooperativeSQLite(sqlite3.Connection):
 
     A commit with ``synchronous=FULL`` waits for an fsync (milliseconds), and a write may wait for
     another process's write lock; in the worker's own thread either would freeze its event loop,
-    every follower and every other tap with it. sqlite3 releases the GIL while it waits, so in a
-    pool thread the loop runs on meanwhile. Reads stay where they are: they are served from the
-    page cache and never wait for a lock in WAL mode.
+    every follower and every other tap with it. So the commit runs in a pool thread (sqlite3
+    releases the GIL while it waits, and the loop runs on meanwhile), and so does the wait for the
+    write lock. Reads stay where they are: they are served from the page cache and never wait for
+    a lock in WAL mode.
 
-    One write transaction at a time per process (SQLite allows one at a time anyway): a greenlet
-    waits for its turn without a thread, so the pool's threads can never all be waiting for a
-    lock whose holder's commit is queued behind them.
+    The write lock: one write transaction at a time per process (SQLite allows one at a time
+    anyway), a greenlet waiting for its turn without a thread; between processes, a lock on a file
+    beside the database (``flock``), taken before SQLite's own, whose waiter is woken the moment
+    the other process commits (SQLite's busy handler would poll, sleeping 1 to 100 ms between
+    tries). Once it is held no other server process can be writing, so the writes themselves
+    (pages changed in memory and appended to the WAL, no fsync) run at once, in the loop.
     """
 
     # companion.models applies its pragmas (WAL, synchronous, busy_timeout) to connections of sqlite3's
@@ -116,9 +121,15 @@ class CooperativeSQLite(sqlite3.Connection):
     __module__ = "sqlite3.cooperative"
     _turn = None  # this process's write turn, made after gevent's patch
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    _locks: dict = {}  # (process, database) -> the descriptor of its write lock, opened once
+
+    def __init__(self, database, *args, **kwargs):
+        super().__init__(database, *args, **kwargs)
         self.writing = False
+        key = (os.getpid(), os.fspath(database))
+        if key not in CooperativeSQLite._locks:
+            CooperativeSQLite._locks[key] = os.open(f"{key[1]}.write-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        self.lock = CooperativeSQLite._locks[key]
 
     def cursor(self, factory=None):
         return super().cursor(factory or CooperativeCursor)
@@ -130,12 +141,23 @@ class CooperativeSQLite(sqlite3.Connection):
 
                 CooperativeSQLite._turn = gevent.lock.Semaphore()
             CooperativeSQLite._turn.acquire()
+            try:
+                try:
+                    fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:  # another process is writing: wait for it in a thread
+                    _in_thread(fcntl.flock, self.lock, fcntl.LOCK_EX)
+            except BaseException:
+                CooperativeSQLite._turn.release()
+                raise
             self.writing = True
 
     def end_write(self) -> None:
         if self.writing:
             self.writing = False
-            CooperativeSQLite._turn.release()
+            try:
+                fcntl.flock(self.lock, fcntl.LOCK_UN)
+            finally:
+                CooperativeSQLite._turn.release()
 
     def commit(self) -> None:
         try:
@@ -160,7 +182,6 @@ class CooperativeCursor(sqlite3.Cursor):
     def execute(self, sql, parameters=()):
         if sql.lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE"):
             self.connection.begin_write()
-            return _in_thread(super().execute, sql, parameters)
         return super().execute(sql, parameters)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 
 from flask import current_app, has_request_context, request
 from sqlalchemy import bindparam, false, insert, null, or_, select, update
@@ -93,7 +94,8 @@ def find_table(code: str) -> Table | None:
 
 
 def active_events(table: Table) -> list[Event]:
-    query = select(Event).where(Event.table_id == table.id, IN_EFFECT).order_by(Event.seq)
+    # In version order, which is the log's (an event's version grows with its seq): the partial index's.
+    query = select(Event).where(Event.table_id == table.id, IN_EFFECT).order_by(Event.version)
     return list(db.session.execute(query).scalars())
 
 
@@ -186,13 +188,13 @@ def append_event(table_id: int, body: dict) -> Answer:
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
 
-    def attempt(connection, table: Snapshot) -> tuple[Answer, bool]:
+    def attempt(connection, table: Snapshot) -> tuple[Answer, bool, Callable | None]:
         earlier = connection.execute(
             select(EVENTS.c.version, EVENTS.c.result)
             .where(EVENTS.c.table_id == table_id, EVENTS.c.client_id == client_id)
         ).first()
         if earlier is not None:
-            return _answered(table, earlier.version, earlier.result), False
+            return _answered(table, earlier.version, earlier.result), False, None
         _check_version(table, body)
         module = core.game(table.game)
         # ``table.state`` was decoded from the row for this write alone (a lost race reads it again),
@@ -203,14 +205,17 @@ def append_event(table_id: int, body: dict) -> Answer:
         core.apply_in_place(module, state, event)
         version, in_effect = table.version + 1, table.in_effect + 1
         result = Answer({"version": version, "state": core.view(table.game, state)})
-        _move_table(connection, table, state, log_length=table.log_length + 1, in_effect=in_effect)
-        connection.execute(INSERT_EVENT, {
-            "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
-            "type": str(event.get("type")), "payload": event, "version": version, "result": result,
-            "said": words, "created_at": now(), "undone": False,
-            "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
-        })
-        return result, True
+
+        def write(connection) -> None:
+            _move_table(connection, table, state, log_length=table.log_length + 1, in_effect=in_effect)
+            connection.execute(INSERT_EVENT, {
+                "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
+                "type": str(event.get("type")), "payload": event, "version": version, "result": result,
+                "said": words, "created_at": now(), "undone": False,
+                "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+            })
+
+        return result, True, write
 
     return _write(table_id, attempt)
 
@@ -219,24 +224,28 @@ def undo(table_id: int, body: dict) -> Answer:
     """Take back the latest event in effect. An undo that carries an ``id`` is applied once."""
     undo_id = _client_id(body, required=False)
 
-    def attempt(connection, table: Snapshot) -> tuple[Answer, bool]:
+    def attempt(connection, table: Snapshot) -> tuple[Answer, bool, Callable | None]:
         if undo_id is not None:
             earlier = connection.execute(
                 select(EVENTS.c.undone_version, EVENTS.c.undo_result)
                 .where(EVENTS.c.table_id == table_id, EVENTS.c.undo_id == undo_id)
             ).first()
             if earlier is not None:
-                return _answered(table, earlier.undone_version, earlier.undo_result), False
+                return _answered(table, earlier.undone_version, earlier.undo_result), False, None
         _check_version(table, body)
         last, state = _state_before_last(connection, table)
         version = table.version + 1
         result = Answer({"version": version, "state": core.view(table.game, state)})
-        _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1)
-        connection.execute(
-            update(EVENTS).where(EVENTS.c.id == last)
-            .values(undone=True, undone_version=version, undone_at=now(), undo_id=undo_id, undo_result=result)
-        )
-        return result, True
+
+        def write(connection) -> None:
+            _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1)
+            connection.execute(
+                update(EVENTS).where(EVENTS.c.id == last)
+                .values(undone=True, undone_version=version, undone_at=now(), undo_id=undo_id,
+                        undo_result=result)
+            )
+
+        return result, True, write
 
     return _write(table_id, attempt)
 
@@ -335,15 +344,15 @@ def _reread(connection, table_id: int) -> Snapshot:
 
 
 def _write(table_id: int, attempt) -> Answer:
-    """Run ``attempt(connection, table)`` in the next group commit (`companion.group_commit`): the
-    answer once it is durable; followers are told of real writes, not of a retry answered from the
-    log."""
+    """Run ``attempt(connection, table) -> (answer, fresh, write)`` in the next group commit
+    (`companion.group_commit`): the answer once it is durable; followers are told of real writes,
+    not of a retry answered from the log."""
     table = db.session.get(Table, table_id)
     first = Snapshot(*(getattr(table, name) for name in SNAPSHOT))
-    try:
-        answer, _fresh = group_commit.for_app(current_app._get_current_object()).run(attempt, first, _reread)
-    finally:
-        # The write committed on its own connection: this request's reads end, and what they read
-        # (the state the write changed in place) is read again if asked for.
-        db.session.rollback()
+    # The write commits on a connection of its own: this request's reads end here, giving their
+    # connection back to the pool before waiting for its turn (two connections held per waiting tap
+    # would exhaust the pool), and what they read (the state the write changes in place) is read
+    # again if asked for.
+    db.session.rollback()
+    answer, _fresh = group_commit.for_app(current_app._get_current_object()).run(attempt, first, _reread)
     return answer

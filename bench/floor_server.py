@@ -1,0 +1,75 @@
+"""``companion serve`` plus a floor: the same server with one more route, ``POST /bench/floor``.
+
+Run: .venv/bin/python bench/floor_server.py [--host H] [--port P] [--workers N]   (as `companion serve`)
+
+The floor is the bare Flask JSON endpoint on the same server (gunicorn, the same gevent workers,
+the same app with every hook of its own: limits, headers, language, compression): it reads the JSON
+body as a tap does (`companion.api.body`) and answers a small object with ``jsonify``, touching no
+database. What a tap costs beyond it is the table's lookup, the secret, the engine and the durable
+write. Production code is not changed: the route is added, in each worker, to the app that
+`companion.server.Server.load` makes.
+
+As `companion serve` (companion/cli.py): upgrade the database first, then a fresh interpreter runs
+the server, so gevent patches the workers before psycopg is first imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FLOOR_PATH = "/bench/floor"
+RUN = "--run-server"  # the second stage, after the exec
+
+
+def floor():
+    from flask import jsonify
+
+    from companion.api import body
+
+    data = body()
+    return jsonify({"ok": True, "version": data.get("version", 0)})
+
+
+def run_server(argv: list[str]) -> None:
+    from companion.server import Server, default_workers
+
+    class FloorServer(Server):
+        def load(self):
+            app = super().load()
+            app.add_url_rule(FLOOR_PATH, "bench_floor", floor, methods=["POST"])
+            return app
+
+    parser = argparse.ArgumentParser(prog="floor_server")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=default_workers())
+    parser.add_argument("--streams-per-address", type=int, default=None)
+    args = parser.parse_args(argv)
+    FloorServer(args.host, args.port, args.workers, args.streams_per_address).run()
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == [RUN]:
+        run_server(argv[1:])
+        return
+    from companion import create_app
+    from companion.cli import upgrade_database
+
+    app = create_app()
+    upgrade_database(app)
+    with app.app_context():
+        for engine in app.extensions["sqlalchemy"].engines.values():
+            engine.dispose()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, str(Path(__file__).resolve()), RUN, *argv])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
