@@ -7,15 +7,20 @@ Against a real `companion serve` (bench/common.py), in Debian's Chromium with a 
 load (empty HTTP cache, no service worker):
 
 - *Bytes on the wire*: every response's encoded body size (what the network carried, compressed
-  when the server compressed it), the page's own requests and its service worker's (the precache)
-  alike, split into the shell (pages, scripts, styles, icons, catalogues, the manifest, the service
-  worker), the engine bundle (/engine/bundle.json) and the Pyodide runtime (/pyodide/*). The page
-  is left until its service worker says it is ready (its precache done) and, on a referee page,
-  until the engine is ready.
+  when the server compressed it), the page's own requests and its service worker's alike, split
+  into the shell (pages, scripts, styles, icons, catalogues, the manifest, the service worker), the
+  engine bundle (/engine/bundle.json) and the Pyodide runtime (/pyodide/*). The page is left until
+  its service worker says it is ready (its precache done) and, on a referee page, until the engine
+  is ready. *First load* counts what the page downloads to show itself and work (and, on a referee
+  page, to referee offline); the service worker's precache of the rest of the app (other pages' and
+  games' modules, the pages ``/`` and ``/s``, the language's whole catalogue), which the page asks
+  for only once it is loaded and idle, is counted apart as *then, idle*: its requests carry
+  ``X-Arbitre-Precache: idle`` (templates/sw.js). ``--detail`` lists every response.
 - *Engine ready, warm*: the referee page reloaded once everything is cached, the time from the
   engine worker's creation to its first answer (``#sync[data-engine-ms]``, from static/js/sync.js),
-  and of that the Pyodide runtime's own start (``data-runtime-ms``); also when the page was usable
-  (its players drawn from the server's answer) counted from the navigation's start.
+  and of that the Pyodide runtime's own start (``data-runtime-ms``: restoring the engine's memory
+  snapshot, static/js/engine-worker.js, when the first visit made one); also when the page was
+  usable (its players drawn from the server's answer) counted from the navigation's start.
 - *Floors*, in the same run and the same browser: the bytes and load time of a bare static file of
   the same server (/static/icons/icon.svg), and a bare ``loadPyodide()`` in a module worker from the
   same cached runtime, with nothing imported (the least an engine on Pyodide can cost).
@@ -67,7 +72,7 @@ class Wire:
     """Encoded bytes of every response the network carried for one browser context."""
 
     def __init__(self, context):
-        self.rows: list[tuple[str, int]] = []
+        self.rows: list[tuple[str, int, bool]] = []
         context.on("requestfinished", self.finished)
 
     def finished(self, request) -> None:
@@ -75,16 +80,23 @@ class Wire:
         if response is None or response.from_service_worker:
             return  # answered from the service worker's cache: nothing on the wire
         size = 0 if response.status == 304 else request.sizes()["responseBodySize"]
-        self.rows.append((request.url, max(size, 0)))  # negative: answered by the HTTP cache
+        if size == 0 and response.status == 200:  # Chromium reports 0 for a service worker's script
+            size = int(response.headers.get("content-length") or 0)
+        idle = request.headers.get("x-arbitre-precache") == "idle"
+        self.rows.append((request.url, max(size, 0), idle))  # negative: answered by the HTTP cache
 
     def by_kind(self) -> dict[str, int]:
-        totals = {"shell": 0, "bundle": 0, "runtime": 0}
-        for url, size in self.rows:
-            totals[kind(url)] += size
+        totals = {"shell": 0, "bundle": 0, "runtime": 0, "idle": 0}
+        for url, size, idle in self.rows:
+            totals["idle" if idle else kind(url)] += size
         return totals
 
     def runtime_requests(self) -> list[str]:
-        return [url for url, _ in self.rows if kind(url) == "runtime"]
+        return [url for url, _, _ in self.rows if kind(url) == "runtime"]
+
+    def detail(self) -> str:
+        return "\n".join(f"    {'idle ' if idle else 'load '}{size / 1024:7.1f} KB  {url.split('/', 3)[-1]}"
+                         for url, size, idle in sorted(self.rows, key=lambda row: (row[2], -row[1])))
 
 
 def first_load(browser, base: str, path: str, referee: bool) -> tuple[dict, Wire]:
@@ -111,6 +123,7 @@ def warm_start(browser, base: str, path: str, rounds: int) -> tuple[list, list, 
     page.goto(path)
     page.wait_for_selector("html[data-sw=ready]", state="attached", timeout=120_000)
     page.wait_for_selector("#sync[data-engine-ms]", state="attached", timeout=120_000)
+    page.wait_for_timeout(3000)  # the engine stores its memory snapshot (gzip'd) once it is ready
     engine, runtime, usable, bare, stages = [], [], [], [], []
     for _ in range(rounds):
         page.reload()
@@ -133,7 +146,7 @@ def floor_load(browser, base: str) -> tuple[int, float]:
     ms = page.evaluate("performance.getEntriesByType('navigation')[0].duration")
     page.wait_for_timeout(200)
     context.close()
-    return sum(size for _, size in wire.rows), ms
+    return sum(size for _, size, _ in wire.rows), ms
 
 
 def kb(n: int) -> str:
@@ -144,21 +157,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=5, help="warm starts to time")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--detail", action="store_true", help="list every response of the first loads")
     args = parser.parse_args()
     with server() as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         table = call(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
         referee_path = f"/r/{table['code']}#s={table['secret']}"
         floor_bytes, floor_ms = floor_load(browser, base)
-        referee, _ = first_load(browser, base, referee_path, referee=True)
+        referee, referee_wire = first_load(browser, base, referee_path, referee=True)
         follower, follower_wire = first_load(browser, base, f"/t/{table['code']}", referee=False)
         engine, runtime, usable, bare, stages = warm_start(browser, base, referee_path, args.rounds)
         browser.close()
     print(f"floor: a bare static file (/static/icons/icon.svg): {kb(floor_bytes)}, "
           f"loaded in {floor_ms:.1f} ms")
-    for name, totals in (("referee page (/r/<code>)", referee), ("table view (/t/<code>)", follower)):
+    for name, totals, wire in (("referee page (/r/<code>)", referee, referee_wire),
+                               ("table view (/t/<code>)", follower, follower_wire)):
         print(f"first load, {name:<26} shell {kb(totals['shell'])}   engine bundle {kb(totals['bundle'])}"
               f"   Pyodide runtime {kb(totals['runtime'])}")
+        print(f"  then, once loaded and idle, the rest of the app (precache): {kb(totals['idle'])}")
+        if args.detail:
+            print(wire.detail())
     print(f"table view: requests to /pyodide/: {len(follower_wire.runtime_requests())}")
     print(summary("engine ready after a warm start", engine))
     print(summary("  of which Pyodide runtime", runtime))
@@ -166,6 +184,8 @@ def main() -> None:
         values = [row[stage] for row in stages if stage in row]
         if values:
             print(summary(f"  of which {stage}", values))
+    restored = sum(row.get("snapshot") == "restored" for row in stages)
+    print(f"  warm starts restored from the engine's memory snapshot: {restored} of {len(stages)}")
     print(summary("floor: bare loadPyodide(), warm", bare))
     print(summary("page usable (players drawn), warm", usable))
     if args.json:

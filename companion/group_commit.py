@@ -11,8 +11,9 @@ a stale version) raises before anything is written, so the others in its batch c
 The batch runs in two steps: every job computes its answer first, with no lock taken (SQLite's
 transaction begins at the first write; the other server processes go on writing meanwhile), then
 the writes and the commit, the only part that holds the database's write lock. One batch leads at
-a time per process: it takes every job waiting, and hands the lead to the first job that arrived
-meanwhile. Under gevent the waiting is a greenlet's; the threads of a test or of the development
+a time per process: it takes every job waiting, and once its writes are done hands the lead to the
+first job that arrived meanwhile, whose batch computes its answers during this one's commit.
+Under gevent the waiting is a greenlet's; the threads of a test or of the development
 server wait the same way. A database error inside a batch (another process's write with the same
 client id, a deadlock) rolls the batch back and runs its jobs again one transaction each, so that
 error reaches only the job it belongs to.
@@ -90,23 +91,34 @@ class GroupCommit:
     def _lead(self) -> None:
         with self.lock:
             batch, self.waiting = self.waiting, []
+        handed = False
+
+        def hand_off() -> None:
+            nonlocal handed
+            if not handed:
+                handed = True
+                with self.lock:
+                    if self.waiting:
+                        self.waiting[0].leads = True
+                        self.waiting[0].done.set()
+                    else:
+                        self.leading = False
+
         try:
-            self._commit(batch)
+            self._commit(batch, hand_off)
         except Exception as error:  # noqa: BLE001 - no connection to be had: every caller raises it
             for slot in batch:
                 if slot.answer is None and slot.error is None:
                     slot.error = error
         finally:
-            with self.lock:
-                if self.waiting:
-                    self.waiting[0].leads = True
-                    self.waiting[0].done.set()
-                else:
-                    self.leading = False
+            hand_off()
             for slot in batch:
                 slot.done.set()
 
-    def _commit(self, batch: list[_Slot]) -> None:
+    def _commit(self, batch: list[_Slot], hand_off) -> None:
+        """Answers, writes, then the commit; the next batch is led from the moment this one's writes
+        are done, so that it computes its answers while this one waits for the disk (its writes then
+        wait for this commit: one write transaction at a time)."""
         engine = current_app.extensions["sqlalchemy"].engine
         try:
             with engine.begin() as connection:
@@ -114,6 +126,7 @@ class GroupCommit:
                     _prepare(connection, slot)
                 for slot in batch:
                     _written(connection, slot)
+                hand_off()
         except Exception:  # noqa: BLE001 - a database error: each job again, alone
             for slot in batch:
                 _alone(engine, slot)

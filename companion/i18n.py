@@ -7,6 +7,18 @@ the same place. Every language has exactly the same keys (`tests/test_i18n.py`).
 
 The language is the ``lang`` cookie the phone's switch sets (remembered for a year), else the best
 match of the browser's ``Accept-Language``, else French.
+
+A page's scripts get only the sentences that page can show, in one immutable file per language and
+part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<html data-i18n>``):
+
+- ``shell``: every interface file but the games' and the rules' (``shell``, ``story``), and the
+  engine's codes shared by every game;
+- ``<game>``: the shell's and that game's (``<game>.json``, and the engine's ``<game>.…`` codes): a
+  table of Il Morto never downloads the Grand Jeu de la Vie's words;
+- ``all``: the shell's and every game's (the snapshot page, which may show any game).
+
+The rules' sentences (``rules.json``) are never sent: only the server-rendered rules pages use them.
+The whole catalogue (`catalogue`) stays the server's, and ``/i18n/<lang>.json`` (`companion.offline`).
 """
 
 from __future__ import annotations
@@ -15,14 +27,21 @@ import json
 from functools import cache
 from pathlib import Path
 
-from flask import g, request
+from flask import Blueprint, Response, abort, g, request, url_for
 
+from engine.core import GAME_MODULES
 from engine.messages import LANGS
 from engine.messages import catalogue as engine_catalogue
 
 FOLDER = Path(__file__).parent / "i18n"
 DEFAULT = "fr"
 COOKIE = "lang"
+SERVER_ONLY = ("rules",)  # interface files whose words only server-rendered pages show
+SHELL, ALL = "shell", "all"
+PARTS = (SHELL, *GAME_MODULES, ALL)
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+bp = Blueprint("i18n", __name__)
 
 
 @cache
@@ -43,6 +62,65 @@ def catalogue(lang: str) -> dict[str, str]:
     """Every sentence in ``lang``: the interface's and the engine's."""
     index = LANGS.index(lang)
     return {**interface(lang), **{code: pair[index] for code, pair in engine_catalogue().items()}}
+
+
+def _owner(key: str, source: str) -> str | None:
+    """The part a sentence belongs to: a game, the shell, or None (never sent to a browser)."""
+    if source in SERVER_ONLY:
+        return None
+    if source in GAME_MODULES:
+        return source
+    game = key.split(".", 1)[0] if source == "engine" else None
+    return game if game in GAME_MODULES else SHELL
+
+
+@cache
+def _owners(lang: str) -> dict[str, str | None]:
+    owners = {}
+    for path in sorted((FOLDER / lang).glob("*.json")):
+        for key in json.loads(path.read_text(encoding="utf-8")):
+            owners[key] = _owner(key, path.stem)
+    for code in engine_catalogue():
+        owners[code] = _owner(code, "engine")
+    return owners
+
+
+@cache
+def part(lang: str, name: str) -> dict[str, str]:
+    """The sentences a page of part ``name`` (see the module's docstring) may show, in ``lang``."""
+    wanted = {SHELL, *GAME_MODULES} if name == ALL else {SHELL, name}
+    owners = _owners(lang)
+    return {key: text for key, text in catalogue(lang).items() if owners.get(key) in wanted}
+
+
+def _version() -> str:
+    from companion.offline import app_version  # the app's version hashes this folder too
+
+    return app_version()
+
+
+def catalogue_url(name: str = SHELL, lang: str | None = None) -> str:
+    """The immutable URL of a part of the catalogue (today's version, the request's language)."""
+    return url_for("i18n.catalogue_part", version=_version(), lang=lang or current(),
+                   name=name if name in PARTS else SHELL)
+
+
+def catalogue_urls() -> list[str]:
+    """Every part's URL in every language (the service worker keeps those it fetches)."""
+    return [catalogue_url(name, lang) for lang in LANGS for name in PARTS]
+
+
+@bp.get("/i18n/<version>/<lang>/<name>.json")
+def catalogue_part(version: str, lang: str, name: str):
+    """A part of the catalogue: cached for a year under today's version; another version's URL (an
+    old page still open after a deployment) gets today's words, never kept under that name."""
+    if lang not in LANGS or name not in PARTS:
+        abort(404)
+    response = Response(json.dumps(part(lang, name), ensure_ascii=False), mimetype="application/json")
+    today = _version()
+    response.set_etag(f"{today}-{lang}-{name}")
+    response.headers["Cache-Control"] = IMMUTABLE if version == today else "no-cache"
+    return response
 
 
 def choose() -> str:
@@ -80,4 +158,6 @@ def t(key: str, **params) -> str:
 
 
 def register(app) -> None:
-    app.jinja_env.globals.update(t=t, lang=current, langs=LANGS)
+    app.register_blueprint(bp)
+    app.jinja_env.globals.update(t=t, lang=current, langs=LANGS, catalogue_url=catalogue_url,
+                                 catalogue_urls=catalogue_urls)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from pathlib import Path
+
+from flask import Blueprint, abort, current_app, redirect, render_template, url_for
 
 from companion import store
 from companion.i18n import t
@@ -26,6 +28,15 @@ class _GameNames(dict):
 
 
 GAME_NAMES = _GameNames()  # for other pages (the results page) that name a game
+
+
+@bp.app_template_global()
+def game_stylesheets(game: str | None) -> list[str]:
+    """The stylesheets a page of ``game`` adds to app.css (``css/games/<game>.css``; every game's for
+    ``"all"``, the snapshot page): a page never downloads another game's styles."""
+    games = GAME_MODULES if game == "all" else [game] if game in GAME_MODULES else []
+    folder = Path(current_app.static_folder) / "css" / "games"
+    return [f"css/games/{name}.css" for name in games if (folder / f"{name}.css").is_file()]
 
 
 def _table(code: str):

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Callable
 
 from flask import current_app, has_request_context, request
-from sqlalchemy import bindparam, false, insert, null, or_, select, update
+from sqlalchemy import Row, bindparam, false, insert, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from companion import bus, group_commit
@@ -42,6 +42,23 @@ TABLES, EVENTS = Table.__table__, Event.__table__
 IN_EFFECT = EVENTS.c.undone == false()
 SNAPSHOT = ("id", "game", "players", "options", "version", "state", "log_length", "in_effect")
 INSERT_EVENT = insert(EVENTS)
+# The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
+# tap cost more than running them).
+FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
+EARLIER_EVENT = select(EVENTS.c.version, EVENTS.c.result).where(
+    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id"))
+EARLIER_UNDO = select(EVENTS.c.undone_version, EVENTS.c.undo_result).where(
+    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undo_id == bindparam("undo_id"))
+LATEST_IN_EFFECT = (
+    select(EVENTS.c.id, EVENTS.c.payload, EVENTS.c.checkpoint)
+    .where(EVENTS.c.table_id == bindparam("table_id"), IN_EFFECT)
+    .order_by(EVENTS.c.version.desc())
+    .limit(bindparam("count"))
+)
+MARK_UNDONE = update(EVENTS).where(EVENTS.c.id == bindparam("event_id")).values({
+    name: bindparam(f"new_{name}")
+    for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result")
+})
 MOVE_TABLE = (
     update(TABLES)
     .where(TABLES.c.id == bindparam("table_id"), TABLES.c.version == bindparam("read_version"))
@@ -79,7 +96,8 @@ def secret_matches(table: Table, secret: str) -> bool:
 # --- reading -------------------------------------------------------------------------------------
 
 
-def find_table(code: str) -> Table | None:
+def find_table(code: str) -> Row | None:
+    """The table's row (read-only: its columns as attributes), or None if no table has that code."""
     if not isinstance(code, str) or len(code) > 20:
         return None
     code = normalize_code(code)
@@ -89,7 +107,7 @@ def find_table(code: str) -> Table | None:
     # A request looks its table up twice (the rate limits, then the view): once is enough.
     found = request.environ.setdefault("arbitre.tables", {}) if has_request_context() else {}
     if code not in found:
-        found[code] = db.session.execute(select(Table).where(Table.code == code)).scalar_one_or_none()
+        found[code] = db.session.connection().execute(FIND_TABLE, {"code": code}).one_or_none()
     return found[code]
 
 
@@ -189,10 +207,7 @@ def append_event(table_id: int, body: dict) -> Answer:
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
 
     def attempt(connection, table: Snapshot) -> tuple[Answer, bool, Callable | None]:
-        earlier = connection.execute(
-            select(EVENTS.c.version, EVENTS.c.result)
-            .where(EVENTS.c.table_id == table_id, EVENTS.c.client_id == client_id)
-        ).first()
+        earlier = connection.execute(EARLIER_EVENT, {"table_id": table.id, "client_id": client_id}).first()
         if earlier is not None:
             return _answered(table, earlier.version, earlier.result), False, None
         _check_version(table, body)
@@ -226,10 +241,7 @@ def undo(table_id: int, body: dict) -> Answer:
 
     def attempt(connection, table: Snapshot) -> tuple[Answer, bool, Callable | None]:
         if undo_id is not None:
-            earlier = connection.execute(
-                select(EVENTS.c.undone_version, EVENTS.c.undo_result)
-                .where(EVENTS.c.table_id == table_id, EVENTS.c.undo_id == undo_id)
-            ).first()
+            earlier = connection.execute(EARLIER_UNDO, {"table_id": table.id, "undo_id": undo_id}).first()
             if earlier is not None:
                 return _answered(table, earlier.undone_version, earlier.undo_result), False, None
         _check_version(table, body)
@@ -239,11 +251,10 @@ def undo(table_id: int, body: dict) -> Answer:
 
         def write(connection) -> None:
             _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1)
-            connection.execute(
-                update(EVENTS).where(EVENTS.c.id == last)
-                .values(undone=True, undone_version=version, undone_at=now(), undo_id=undo_id,
-                        undo_result=result)
-            )
+            connection.execute(MARK_UNDONE, {
+                "event_id": last, "new_undone": True, "new_undone_version": version, "new_undone_at": now(),
+                "new_undo_id": undo_id, "new_undo_result": result,
+            })
 
         return result, True, write
 
@@ -280,12 +291,7 @@ def said(module, state: dict, event: dict) -> dict | None:
 def _state_before_last(connection, table: Snapshot) -> tuple[int, dict]:
     """The id of the latest event in effect and the state without it, replayed from the nearest
     checkpoint before it: at most `CHECKPOINT_EVERY` events, whatever the log's length."""
-    rows = connection.execute(
-        select(EVENTS.c.id, EVENTS.c.payload, EVENTS.c.checkpoint)
-        .where(EVENTS.c.table_id == table.id, IN_EFFECT)
-        .order_by(EVENTS.c.version.desc())
-        .limit(CHECKPOINT_EVERY + 1)
-    ).all()
+    rows = connection.execute(LATEST_IN_EFFECT, {"table_id": table.id, "count": CHECKPOINT_EVERY + 1}).all()
     if not rows:
         raise core.IllegalEvent("nothing_to_undo")
     before = rows[1:]  # newest first
@@ -347,12 +353,10 @@ def _write(table_id: int, attempt) -> Answer:
     """Run ``attempt(connection, table) -> (answer, fresh, write)`` in the next group commit
     (`companion.group_commit`): the answer once it is durable; followers are told of real writes,
     not of a retry answered from the log."""
-    table = db.session.get(Table, table_id)
-    first = Snapshot(*(getattr(table, name) for name in SNAPSHOT))
+    first = _reread(db.session.connection(), table_id)
     # The write commits on a connection of its own: this request's reads end here, giving their
     # connection back to the pool before waiting for its turn (two connections held per waiting tap
-    # would exhaust the pool), and what they read (the state the write changes in place) is read
-    # again if asked for.
+    # would exhaust the pool).
     db.session.rollback()
     answer, _fresh = group_commit.for_app(current_app._get_current_object()).run(attempt, first, _reread)
     return answer

@@ -276,3 +276,43 @@ def test_a_table_this_phone_never_kept_has_no_base(phone):
         return [await box.loadBase("NEVER1"), (await box.loadBase("KEPT01")).version];
     }""")
     assert kept == [None, 3]
+
+
+def test_a_first_load_takes_its_page_only_and_the_rest_of_the_app_once_idle(phone, server):
+    """A table view of Il Morto downloads Il Morto's module and its part of the catalogue only; once it
+    is loaded and idle, its service worker precaches the rest of the app (the other games' modules and
+    styles, ``/`` and ``/s``, the language's whole catalogue), each request marked as such; then the
+    installed app opens the home page and the snapshot page with no network, worded."""
+    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd"]})
+    follower = phone()
+    requests = []  # (URL, its X-Arbitre-Precache header): the page's, its service worker's
+    follower.on("request", lambda request: requests.append(
+        (request.url, request.headers.get("x-arbitre-precache"))))
+    phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED|Failed to load resource")
+    view = follower.new_page()
+    view.goto(f"/t/{table['code']}")
+    expect(view.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+    own = [url for url, mark in requests if mark is None]
+    later = [url for url, mark in requests if mark == "idle"]
+    assert any(re.search(r"/i18n/[0-9a-f]{12}/fr/morto\.json$", url) for url in own)
+    assert any(url.endswith("/js/games/morto.js") for url in own)
+    others = re.compile(r"/games/(gjdlv|gjdlv_play|existentiel)\.(js|css)$|/all\.json$|/i18n/fr\.json$")
+    assert not [url for url in own if others.search(url)]
+    assert any(url.endswith("/js/games/gjdlv.js") for url in later)
+    assert any(url.endswith("/css/games/existentiel.css") for url in later)
+    assert any(re.search(r"/i18n/[0-9a-f]{12}/fr/all\.json$", url) for url in later)
+
+    follower.set_offline(True)
+    home = follower.new_page()
+    home.goto("/")
+    expect(home.get_by_role("heading", name="Nouvelle table", exact=True)).to_be_visible()
+    row = home.locator(f"#my-tables > li[data-code='{table['code']}']")
+    expect(row.locator(".my-summary")).to_contain_text("Manche 1")  # Il Morto's words, offline
+    assert home.evaluate("""async () => {
+      const css = document.querySelector("link[rel=stylesheet]").href;
+      return (await fetch(css.replace("css/app.css", "js/games/gjdlv.js"))).ok;
+    }""")
+    snap = follower.new_page()
+    snap.goto("/s")  # no snapshot in the URL: said so, in words
+    expect(snap.locator("#app .error")).to_be_visible()
+    assert "ui.snapshot" not in snap.locator("#app").inner_text()

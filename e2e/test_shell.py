@@ -124,7 +124,12 @@ def test_the_switch_changes_the_language_and_it_is_remembered(phone, server):
     # The referee page has its switch in the "More" dialog.
     page.goto(f"/r/{table['code']}#s={table['secret']}")
     expect(page.locator("#undo")).to_have_text("↶ Undo")
-    page.click("#more")
+    # "More" opens once referee.js has loaded the table: its label is the server's, there before.
+    for _ in range(50):
+        page.click("#more")
+        if page.locator("#more-dialog").evaluate("dialog => dialog.open"):
+            break
+        page.wait_for_timeout(100)
     page.get_by_role("button", name="FR — switch to French (français)").click()
     expect(page.locator("#undo")).to_have_text("↶ Annuler")
     expect(page.locator("html")).to_have_attribute("lang", "fr")

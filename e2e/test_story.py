@@ -113,6 +113,38 @@ def test_the_story_panel_tells_a_morto_game_in_french_and_undoes_from_it(phone):
     referee.locator("#story").screenshot(path=str(SHOTS / "referee-story-dark-fr.png"))
 
 
+def test_a_long_story_shows_its_latest_page_and_the_older_ones_on_demand(phone):
+    """The table view fetches the latest 50 entries only; « Plus anciens » adds the older ones."""
+    viewer = phone().new_page()
+    table = create(viewer, [], lives=9)
+    auth = {"Authorization": f"Bearer {table['secret']}"}
+    base = f"/api/tables/{table['code']}"
+    for n in range(60):  # 60 touches, each undone but the last: 60 entries in the story
+        posted = viewer.request.post(f"{base}/events", headers=auth,
+                                     data={"id": f"long-{n}", "type": "touched_early", "player": "p2"})
+        assert posted.status == 201, posted.text()
+        if n < 59:
+            assert viewer.request.post(f"{base}/undo", data={}, headers=auth).status == 200
+    asked = []
+    viewer.on("request", lambda request: asked.append(request.url) if "/api/tables/" in request.url else None)
+    viewer.goto(f"/t/{table['code']}")
+    open_story(viewer)
+    items = viewer.locator("#story .story-item")
+    expect(items).to_have_count(50)
+    expect(viewer.locator("#story summary")).to_have_text("Le fil de la partie (60)")
+    expect(items.first).to_have_attribute("data-seq", "60")
+    older = viewer.locator("#story .story-older")
+    expect(older).to_have_text("Plus anciens")
+    tap(older)
+    expect(items).to_have_count(60)
+    expect(items.last).to_have_attribute("data-seq", "1")
+    expect(items.last).to_have_class(re.compile(r"\bundone\b"))
+    expect(older).to_have_count(0)
+    histories = [url for url in asked if "/history" in url]
+    assert histories and all("limit=" in url for url in histories), asked
+    assert any("before=11" in url for url in histories), asked
+
+
 def finished(page: Page) -> dict:
     """Léa deals; Marc then Zoé lose both their lives: Léa wins at the third reveal."""
     return create(

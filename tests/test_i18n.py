@@ -1,5 +1,6 @@
-"""One catalogue per language (companion/i18n.py): the same keys and the same params in each, and the
-language a request gets.
+"""One catalogue per language (companion/i18n.py): the same keys and the same params in each, the
+language a request gets, and the parts of it a page downloads (the shell's words and its game's, never
+the rules').
 
 The pages themselves are walked in both languages by e2e/test_pages.py, which checks that every text
 a page shows is a catalogue string of its language or data.
@@ -8,11 +9,13 @@ a page shows is a catalogue string of its language or data.
 from __future__ import annotations
 
 import json
+import re
 import string
 
 import pytest
 
 from companion import i18n
+from engine.core import GAME_MODULES
 from engine.messages import LANGS, catalogue
 
 
@@ -69,7 +72,7 @@ def test_the_language_of_a_request(app, headers, cookie, lang):
     if cookie:
         client.set_cookie("lang", cookie)
     page = client.get("/", headers=headers)
-    assert f'<html lang="{lang}">' in page.get_data(as_text=True)
+    assert re.search(f'<html lang="{lang}"[ >]', page.get_data(as_text=True))
     refusal = client.get("/api/tables/ZZZZZZ", headers=headers).get_json()["error"]
     assert refusal["message"] == refusal["messages"][lang]
 
@@ -80,3 +83,64 @@ def test_each_language_is_served_whole(client):
         assert answer.status_code == 200
         assert answer.get_json() == i18n.catalogue(lang)
     assert client.get("/i18n/de.json").status_code == 404
+
+
+def catalogue_url(client, path: str) -> str:
+    page = client.get(path).get_data(as_text=True)
+    return re.search(r'<html lang="\w+" data-i18n="([^"]+)">', page).group(1)
+
+
+def test_a_page_downloads_its_part_of_the_catalogue(client, make_table):
+    """A table's pages name the shell's and their game's sentences; a page with no game the shell's;
+    the snapshot page (any game) every game's; the URL carries the version and the language."""
+    table = make_table()
+    version = client.get("/sw.js").get_data(as_text=True).split('const VERSION = "', 1)[1][:12]
+    for path in (f"/r/{table.code}", f"/t/{table.code}", f"/t/{table.code}/qr", "/new/morto"):
+        assert catalogue_url(client, path) == f"/i18n/{version}/fr/morto.json", path
+    assert catalogue_url(client, "/new/gjdlv") == f"/i18n/{version}/fr/gjdlv.json"
+    for path in ("/", "/rules", "/nowhere"):
+        assert catalogue_url(client, path) == f"/i18n/{version}/fr/shell.json", path
+    assert catalogue_url(client, "/s") == f"/i18n/{version}/fr/all.json"
+    client.set_cookie("lang", "en")
+    assert catalogue_url(client, "/") == f"/i18n/{version}/en/shell.json"
+
+
+def test_each_part_holds_the_shell_and_its_game_only_and_never_the_rules():
+    for lang in LANGS:
+        whole, parts = i18n.catalogue(lang), {name: i18n.part(lang, name) for name in i18n.PARTS}
+        rules = {key for key in whole if key.startswith("ui.rules.")}
+        assert rules and not rules & parts["all"].keys()  # only the server-rendered rules pages say them
+        assert parts["all"].keys() == whole.keys() - rules  # every other sentence reaches the pages
+        shell = parts["shell"].keys()
+        assert {"ui.shell.reload", "ui.story.title", "ui.game.gjdlv", "unknown_table"} <= shell
+        for game in GAME_MODULES:
+            own = parts[game].keys() - shell
+            assert own and all(key.startswith((f"ui.{game}.", f"{game}.")) for key in own), game
+            assert set(catalogue()) & parts[game].keys() >= {code for code in catalogue()
+                                                             if code.startswith(f"{game}.")}
+        assert all(key.split(".")[0] not in GAME_MODULES or key.startswith("ui.") for key in shell)
+        assert parts["all"] == {**parts["morto"], **parts["existentiel"], **parts["gjdlv"]}
+    for name in i18n.PARTS:  # the same keys in every language
+        assert i18n.part("fr", name).keys() == i18n.part("en", name).keys(), name
+
+
+def test_a_part_is_immutable_under_its_version(client):
+    version = client.get("/sw.js").get_data(as_text=True).split('const VERSION = "', 1)[1][:12]
+    for lang in LANGS:
+        for name in i18n.PARTS:
+            answer = client.get(f"/i18n/{version}/{lang}/{name}.json")
+            assert answer.status_code == 200 and answer.mimetype == "application/json"
+            assert answer.get_json() == i18n.part(lang, name)
+            assert answer.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    packed = client.get(f"/i18n/{version}/fr/morto.json", headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert len(packed.data) < 6 * 1024  # the shell's words and Il Morto's, compressed
+    # An old page after a deployment: today's words, never kept under that version's name.
+    old = client.get("/i18n/000000000000/fr/morto.json")
+    assert old.get_json() == i18n.part("fr", "morto") and old.headers["Cache-Control"] == "no-cache"
+    for path in ("/i18n/{v}/de/morto.json", "/i18n/{v}/fr/rules.json", "/i18n/{v}/fr/chess.json"):
+        assert client.get(path.format(v=version)).status_code == 404, path
+    # The service worker knows every part, to keep those it fetches and answer them offline.
+    sw = client.get("/sw.js").get_data(as_text=True)
+    parts = json.loads(sw.split("const PARTS = ", 1)[1].split(";\n", 1)[0])
+    assert parts == [f"/i18n/{version}/{lang}/{name}.json" for lang in LANGS for name in i18n.PARTS]

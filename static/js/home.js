@@ -10,7 +10,7 @@ const openWalkthrough = walkthrough(document.getElementById("walkthrough"));
 document.getElementById("walkthrough-open").addEventListener("click", openWalkthrough);
 if (!seen()) openWalkthrough();
 
-await loadCatalogue();
+await loadCatalogue(list().map((table) => table.game).filter(Boolean)); // every listed game's sentences
 
 // Checks the code before leaving the page, so a mistyped code is said here.
 document.getElementById("join").addEventListener("submit", async (event) => {

@@ -1,16 +1,33 @@
 // The page's one language and its catalogue: every word a page or script shows, and every sentence
-// of the engine (the codes a state or a refusal names), from /i18n/<lang>.json. The server renders
-// the page in the language it chose (the `lang` cookie, else the browser's); scripts follow it.
+// of the engine (the codes a state or a refusal names). The server renders the page in the language
+// it chose (the `lang` cookie, else the browser's); scripts follow it. The catalogue is the page's
+// part only (the shell's words and its game's), an immutable file named by `<html data-i18n>`
+// (companion/i18n.py); it is fetched once however many modules ask.
 
 export const LANGS = ["fr", "en"];
 export const lang = LANGS.includes(document.documentElement.lang) ? document.documentElement.lang : "fr";
 
-let words = {};
+export const catalogueURL = document.documentElement.dataset.i18n || `/i18n/${lang}.json`;
 
-export async function loadCatalogue() {
-  try {
-    words = await (await fetch(`/i18n/${lang}.json`)).json();
-  } catch { /* offline before the first visit: keys are shown as they are */ }
+let words = {};
+const parts = new Map(); // URL -> its promise: each part is fetched once however many modules ask
+
+function loadPart(url) {
+  if (!parts.has(url)) {
+    parts.set(url, fetch(url)
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(response.statusText))))
+      .then((part) => { words = { ...words, ...part }; })
+      .catch(() => { parts.delete(url); })); // offline before the first visit: keys are shown as they are
+  }
+  return parts.get(url);
+}
+
+// The page's catalogue, and the parts of `games` it lacks (a page listing tables of any game).
+export async function loadCatalogue(games = []) {
+  const versioned = /^\/i18n\/\w+\/\w+\/\w+\.json$/.test(catalogueURL);
+  const others = versioned ? games.filter((game) => /^[a-z]+$/.test(game))
+    .map((game) => catalogueURL.replace(/\w+\.json$/, `${game}.json`)) : [];
+  await Promise.all([...new Set([catalogueURL, ...others])].map(loadPart));
 }
 
 function format(template, params) {

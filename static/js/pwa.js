@@ -1,8 +1,9 @@
 // Every page's shell, loaded by base.html: the language switch (any `[data-set-lang]` button);
-// the service worker installed, the current page kept for offline use, and a new version
-// announced, applied only when the person taps to reload.
+// the service worker installed, the current page kept for offline use, the rest of the app
+// precached once the page is loaded and idle, and a new version announced, applied only when the
+// person taps to reload.
 import { h } from "./ui.js";
-import { has, loadCatalogue, setLang, t } from "./i18n.js";
+import { catalogueURL, has, loadCatalogue, setLang, t } from "./i18n.js";
 
 const PAGES = "arbitre-pages";
 
@@ -20,6 +21,15 @@ async function announce(registration) {
     h("span", {}, t("ui.shell.new_version")),
     h("button", { type: "button", onclick: () => registration.waiting?.postMessage("skipWaiting") }, t("ui.shell.reload")));
   document.body.append(banner);
+}
+
+function loadedAndIdle() {
+  const loaded = document.readyState === "complete" ? Promise.resolve()
+    : new Promise((resolve) => addEventListener("load", resolve, { once: true }));
+  return loaded.then(() => new Promise((resolve) => {
+    if ("requestIdleCallback" in window) requestIdleCallback(resolve, { timeout: 2000 });
+    else setTimeout(resolve, 200);
+  }));
 }
 
 async function start() {
@@ -41,27 +51,29 @@ async function start() {
     }
   });
   await navigator.serviceWorker.ready;
-  // The first visit is not served through the worker: keep this page for offline use now.
-  if (navigator.onLine) {
+  // The first visit is not served through the worker: keep this page for offline use now, from the
+  // HTTP cache when it still holds what was just loaded (later visits are kept by the worker).
+  if (!hadController && navigator.onLine) {
     try {
-      const response = await fetch(location.pathname);
+      const response = await fetch(location.pathname, { cache: "force-cache" });
       if (response.ok) await (await caches.open(PAGES)).put(location.pathname, response); // never a "not found"
     } catch { /* the network dropped meanwhile: the next visit keeps it */ }
   }
   navigator.serviceWorker.addEventListener("message", ({ data }) => {
     if (data?.version) document.documentElement.dataset.swVersion = data.version;
   });
-  // The shell's precache holds no catalogue: this page's language's is kept now (the other
-  // language's when a page in it is opened). The engine runtime is for referee pages (engine.js).
+  // The rest of the app (other pages' and games' modules, this page's catalogue and its language's
+  // whole one) only once this page is loaded and idle: it never competes with the page itself.
+  await loadedAndIdle();
   await new Promise((resolve) => {
     const done = ({ data }) => {
-      if (data?.precached !== "lang") return;
+      if (data?.precached !== "shell") return;
       navigator.serviceWorker.removeEventListener("message", done);
       resolve();
     };
     navigator.serviceWorker.addEventListener("message", done);
-    registration.active.postMessage({ precache: "lang", lang: document.documentElement.lang });
-    setTimeout(resolve, 20_000); // a service worker that cannot answer must not hold the page
+    registration.active.postMessage({ precache: "shell", catalogue: catalogueURL });
+    setTimeout(resolve, 60_000); // a service worker that cannot answer must not hold the page
   });
   navigator.serviceWorker.controller?.postMessage("version");
   document.documentElement.dataset.sw = "ready";
