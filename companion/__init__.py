@@ -22,7 +22,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=database_url(app.instance_path),
-        SQLALCHEMY_ENGINE_OPTIONS={"json_serializer": dumps},
         MAX_CONTENT_LENGTH=MAX_BODY,
         JSON_SORT_KEYS=False,
         LIVE_STREAM_SECONDS=300.0,  # a stream ends after this; EventSource reconnects by itself
@@ -42,6 +41,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.from_prefixed_env("ARBITRE")
     if test_config:
         app.config.update(test_config)
+    # A write's answer is stored as the JSON it was encoded to once (`models.dumps`), whatever else
+    # the server's engine options say (its pool).
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {**app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+                                               "json_serializer": dumps}
     app.json.sort_keys = False
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 

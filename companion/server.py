@@ -31,7 +31,10 @@ import zlib
 
 from gunicorn.app.base import BaseApplication
 
-POOL_SIZE = 10  # database connections a worker keeps (and as many more at a peak)
+# Database connections a worker keeps (and as many more at a peak): a worker's taps read their table
+# at once, dozens in flight under gevent; fewer kept would open and drop a connection (a process, on
+# PostgreSQL) for every burst. PostgreSQL's max_connections must cover 2 x POOL_SIZE per worker.
+POOL_SIZE = 20
 FILES_KEPT = 200  # descriptors a worker keeps for the database, logs and the bus, beyond its streams
 
 

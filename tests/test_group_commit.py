@@ -132,3 +132,28 @@ def test_a_database_error_in_a_batch_runs_each_tap_again_alone(app, slow_commits
     assert failed == [2]
     assert all(isinstance(answer, dict) for answer in answers.values()), answers
     _check_logs(app, table_ids, TAPS)
+
+
+def test_an_answer_is_stored_as_the_json_it_was_sent_as(app, client):
+    """Encoded once: the response's body is the very text the log keeps (and the live stream sends)."""
+    from sqlalchemy import text
+
+    created = client.post("/api/tables", json={"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
+    code, secret = created.get_json()["code"], created.get_json()["secret"]
+    response = client.post(f"/api/tables/{code}/events", headers={"Authorization": f"Bearer {secret}"},
+                           json={"id": "once", "type": "touched_early", "player": "p2"})
+    assert response.status_code == 201
+    with app.app_context():
+        query = text("SELECT CAST(result AS TEXT) FROM events WHERE client_id = 'once'")
+        stored = db.session.execute(query).scalar_one()
+        db.session.remove()
+    assert stored == response.get_data(as_text=True)
+
+
+def test_the_servers_engine_options_keep_the_encoding_once(tmp_path, monkeypatch):
+    from companion import create_app
+    from companion.models import dumps
+
+    monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path))
+    app = create_app({"SQLALCHEMY_ENGINE_OPTIONS": {"pool_size": 3}})
+    assert app.config["SQLALCHEMY_ENGINE_OPTIONS"] == {"pool_size": 3, "json_serializer": dumps}
