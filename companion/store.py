@@ -344,6 +344,17 @@ def _prune_answers(connection, table_id: int, upto: int) -> None:
         )
 
 
+def _found_in_request(table_id: int) -> Row | None:
+    """The row this request found (`find_table`) for the table, taken out of the request's finds:
+    the write reads no row again, and changes that row's state in place."""
+    found = request.environ.get("arbitre.tables", {}) if has_request_context() else {}
+    for code, row in found.items():
+        if row is not None and row.id == table_id:
+            del found[code]
+            return row
+    return None
+
+
 def _reread(connection, table_id: int) -> Snapshot:
     columns = (TABLES.c[name] for name in SNAPSHOT)
     return Snapshot(*connection.execute(select(*columns).where(TABLES.c.id == table_id)).one())
@@ -353,7 +364,9 @@ def _write(table_id: int, attempt) -> Answer:
     """Run ``attempt(connection, table) -> (answer, fresh, write)`` in the next group commit
     (`companion.group_commit`): the answer once it is durable; followers are told of real writes,
     not of a retry answered from the log."""
-    first = _reread(db.session.connection(), table_id)
+    found = _found_in_request(table_id)
+    first = Snapshot(*(getattr(found, name) for name in SNAPSHOT)) if found else _reread(
+        db.session.connection(), table_id)
     # The write commits on a connection of its own: this request's reads end here, giving their
     # connection back to the pool before waiting for its turn (two connections held per waiting tap
     # would exhaust the pool).
