@@ -63,8 +63,9 @@ class _Slot:
 
 
 class GroupCommit:
-    def __init__(self, app: Flask):
-        self.app = app
+    """The taps of one app in one process waiting for their batch, and whether a batch leads."""
+
+    def __init__(self):
         self.lock = threading.Lock()
         self.waiting: list[_Slot] = []
         self.leading = False
@@ -186,5 +187,5 @@ def _published(batch: list[_Slot]) -> None:
 
 def for_app(app: Flask) -> GroupCommit:
     if EXTENSION not in app.extensions:
-        app.extensions[EXTENSION] = GroupCommit(app)
+        app.extensions[EXTENSION] = GroupCommit()
     return app.extensions[EXTENSION]

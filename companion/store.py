@@ -1,9 +1,12 @@
-"""Writing a table: create it, append an event, undo — each checked by the engine and committed at once.
+"""Writing a table: create it, append an event, undo — each checked by the engine and durable before
+it is answered; and reading it: the log, what a phone lacks of it, the history's pages.
 
-Every write is one transaction that appends to (or marks) the log and moves the table's snapshot
-and version forward together. The version bump is a conditional UPDATE (``WHERE version = v``), so
-two writers racing on one table can never both win: the loser retries against the fresh table,
-on SQLite and PostgreSQL alike.
+A write appends to (or marks) the log and moves the table's snapshot and version forward in the same
+transaction, the one its process's next group commit makes (`companion.group_commit`). The version
+bump is a conditional UPDATE (``WHERE version = v``), so two writers racing on one table can never
+both win: the loser runs again on the fresh table, on SQLite and PostgreSQL alike. What keeps a long
+table as cheap as a new one: the counters on its row, a checkpoint of the state every
+`CHECKPOINT_EVERY` events in effect, each event's words, and the partial indexes (models.py).
 """
 
 from __future__ import annotations
