@@ -171,7 +171,13 @@ export class TableSync {
     return { ok: true };
   }
 
-  async check(name, params) {
+  // A check reads the projected state: it waits its turn behind the projection under way (a page
+  // just opened asks as soon as the engine is ready, while the engine still gets the log).
+  check(name, params) {
+    return this.serial(() => this.checkNow(name, params));
+  }
+
+  async checkNow(name, params) {
     if (this.engine === "ready" && this.base) {
       const result = await ask({ op: "check", name, params });
       if (result.error) {
