@@ -18,8 +18,7 @@ load (empty HTTP cache, no service worker):
   ``X-Arbitre-Precache: idle`` (templates/sw.js). ``--detail`` lists every response.
 - *Engine ready, warm*: the referee page reloaded once everything is cached, the time from the
   engine worker's creation to its first answer (``#sync[data-engine-ms]``, from static/js/sync.js),
-  and of that the Pyodide runtime's own start (``data-runtime-ms``: restoring the engine's memory
-  snapshot, static/js/engine-worker.js, when the first visit made one); also when the page was
+  and of that the Pyodide runtime's own start (``data-runtime-ms``); also when the page was
   usable (its players drawn from the server's answer) counted from the navigation's start.
 - *Floors*, in the same run and the same browser: the bytes and load time of a bare static file of
   the same server (/static/icons/icon.svg), and a bare ``loadPyodide()`` in a module worker from the
@@ -123,7 +122,6 @@ def warm_start(browser, base: str, path: str, rounds: int) -> tuple[list, list, 
     page.goto(path)
     page.wait_for_selector("html[data-sw=ready]", state="attached", timeout=120_000)
     page.wait_for_selector("#sync[data-engine-ms]", state="attached", timeout=120_000)
-    page.wait_for_timeout(3000)  # the engine stores its memory snapshot (gzip'd) once it is ready
     engine, runtime, usable, bare, stages = [], [], [], [], []
     for _ in range(rounds):
         page.reload()
@@ -184,8 +182,6 @@ def main() -> None:
         values = [row[stage] for row in stages if stage in row]
         if values:
             print(summary(f"  of which {stage}", values))
-    restored = sum(row.get("snapshot") == "restored" for row in stages)
-    print(f"  warm starts restored from the engine's memory snapshot: {restored} of {len(stages)}")
     print(summary("floor: bare loadPyodide(), warm", bare))
     print(summary("page usable (players drawn), warm", usable))
     if args.json:
