@@ -44,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import serving  # noqa: E402
+from common import server_cpu, serving  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 HOST = "127.0.0.1"
@@ -75,19 +75,6 @@ def rss_bytes(master: int) -> int:
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1]) * 1024
     return total
-
-
-def server_cpu(master: int) -> float:
-    """CPU seconds used so far by the server's master and workers."""
-    pids = [master]
-    with contextlib.suppress(OSError):
-        pids += [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
-    ticks = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def machine_busy() -> tuple[float, float]:

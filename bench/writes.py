@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
 import http.client
 import json
 import multiprocessing
@@ -46,7 +45,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import call, serving  # noqa: E402
+from common import call, server_cpu, serving  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 TABLE = {"game": "morto", "players": PLAYERS, "options": {"lives": 9}}
@@ -152,19 +151,6 @@ def client_process(base: str, tables: list[dict], kind: str, tag: str, start_at:
 
 
 # --- measuring -------------------------------------------------------------------------------------
-
-
-def server_cpu(master: int) -> float:
-    """CPU seconds used so far by the server's master and workers."""
-    pids = [master]
-    with contextlib.suppress(OSError):
-        pids += [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
-    ticks = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class Phase:
