@@ -39,6 +39,13 @@ from common import CHROMIUM, CHROMIUM_ARGS, call, server, summary  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 PLAYERS = ["Alice", "Bruno", "Chloé", "Dario", "Emma", "Farid", "Gina", "Hugo"]
+# The table each run opens (``--game``): its setup as POST /api/tables takes it.
+TABLES = {
+    "morto": {"game": "morto", "players": PLAYERS, "options": {"lives": 9}},
+    "existentiel": {"game": "existentiel",
+                    "players": [{"name": name, "birth_month": 1 + n} for n, name in enumerate(PLAYERS[:4])]},
+    "gjdlv": {"game": "gjdlv", "players": PLAYERS[:4]},
+}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "locale": "fr-FR"}
 SKIP_WALKTHROUGH = "try { localStorage.setItem('arbitre.walkthrough', 'done'); } catch {}"
 
@@ -156,10 +163,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="warm starts to time")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--detail", action="store_true", help="list every response of the first loads")
+    parser.add_argument("--game", choices=sorted(TABLES), default="morto", help="the table opened (Il Morto)")
     args = parser.parse_args()
     with server() as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        table = call(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
+        table = call(base, "/api/tables", TABLES[args.game])
         referee_path = f"/r/{table['code']}#s={table['secret']}"
         floor_bytes, floor_ms = floor_load(browser, base)
         referee, referee_wire = first_load(browser, base, referee_path, referee=True)
