@@ -139,33 +139,32 @@ def get_log(code: str):
     """What a client needs to replay the table itself (the referee's offline engine): setup and
     active events. With ``?since=<version>``, only what a client holding the log of that version
     lacks: it keeps its first ``keep`` events and appends ``events``."""
-    table = table_or_404(code)
-    answer = {
-        "code": table.code,
-        "game": table.game,
-        "players": table.players,
-        "options": table.options,
-        "version": table.version,
-        "state": store.answer(table)["state"],
-    }
+    table_or_404(code)
     since = _count_arg("since", 0, None)
-    if since is None:
-        events = store.active_events(table)
-    else:
-        if since > table.version:
-            raise Refused(422, "bad_field", field="since", max=table.version)
-        answer["since"] = since
-        answer["keep"], events = store.log_since(table, since)
-    answer["events"] = [{"id": e.client_id, "event": e.payload} for e in events]
-    return jsonify(answer)
+
+    def read(table) -> dict:
+        answer = {"code": table.code, "game": table.game, "players": table.players, "options": table.options,
+                  "version": table.version, "state": store.answer(table)["state"]}
+        if since is None:
+            events = store.active_events(table)
+        else:
+            if since > table.version:
+                raise Refused(422, "bad_field", field="since", max=table.version)
+            answer["since"] = since
+            answer["keep"], events = store.log_since(table, since)
+        answer["events"] = [{"id": e.client_id, "event": e.payload} for e in events]
+        return answer
+
+    return jsonify(store.steady(code, read)[1])
 
 
 @bp.get("/tables/<code>/history")
 def get_history(code: str):
     """Every event ever accepted, undone ones included, each with ``said``: what it did, in words."""
-    table = table_or_404(code)
+    table_or_404(code)
     limit, before = _count_arg("limit", 1, HISTORY_PAGE_MAX), _count_arg("before", 1, None)
-    events, more = story.history(table, before, limit or (HISTORY_PAGE_MAX if before else None))
+    table, (events, more) = store.steady(
+        code, lambda table: story.history(table, before, limit or (HISTORY_PAGE_MAX if before else None)))
     return jsonify({"code": table.code, "game": table.game, "version": table.version,
                     "events": events, "more": more})
 

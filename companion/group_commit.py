@@ -1,12 +1,15 @@
 """Group commit: the writes that arrive while another is committing go together, in one transaction
 and one commit (one fsync on SQLite), and each is answered once that commit is durable.
 
-A write is a *job*, ``job(connection, table) -> (answer, fresh, write)``: it checks and applies one
-referee tap against ``table`` (a `Snapshot` of its row) and returns its answer and ``write``, what
-writes its rows on a connection (None for a retry answered from the log). ``write`` updates the
-table row first with ``WHERE version = v``, so when another writer got there first it raises `Raced`
-before it wrote anything, and the job runs again on the row read afresh. A job that refuses (a rule,
-a stale version) raises before anything is written, so the others in its batch commit.
+A write is a *job*, ``job(connection, table, careful) -> (answer, fresh, write)``: it checks and
+applies one referee tap against ``table`` (a `Snapshot` of its row) and returns its answer and
+``write``, what writes its rows on a connection (None for a retry answered from the log). ``write``
+updates the table row first with ``WHERE version = v``, so when another writer got there first it
+raises `Raced` before it wrote anything, and the job runs again on the row read afresh. A job that
+refuses (a rule, a stale version) raises before anything is written, so the others in its batch
+commit. A batch runs its jobs not ``careful``: a job may then skip a statement that only a rare case
+needs (the lookup of a retry), as long as that case fails in the database, which sends each job of
+the batch to run alone, ``careful``.
 
 The batch runs in two steps: every job computes its answer first, with no lock taken (SQLite's
 transaction begins at the first write; the other server processes go on writing meanwhile), then
@@ -59,7 +62,7 @@ class _Slot:
         self.done = threading.Event()
         self.leads = False  # handed the lead while it waited
         self.answer = self.error = self.write = None
-        self.fresh = False
+        self.fresh = self.careful = False
 
 
 class GroupCommit:
@@ -138,7 +141,7 @@ def _prepare(connection, slot: _Slot) -> None:
     """The job's answer, computed: a refusal is its answer; any other error is raised."""
     slot.answer = slot.error = slot.write = None
     try:
-        slot.answer, slot.fresh, slot.write = slot.job(connection, slot.table)
+        slot.answer, slot.fresh, slot.write = slot.job(connection, slot.table, slot.careful)
     except (Refused, RuleError) as refusal:
         slot.error = refusal
 
@@ -160,7 +163,8 @@ def _written(connection, slot: _Slot) -> None:
 
 
 def _alone(engine, slot: _Slot) -> None:
-    """One job in its own transaction, the table read afresh; a database error is retried."""
+    """One job in its own transaction, the table read afresh, careful; a database error is retried."""
+    slot.careful = True
     for tries in range(ATTEMPTS):
         try:
             with engine.begin() as connection:

@@ -48,6 +48,7 @@ INSERT_EVENT = insert(EVENTS)
 # The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
 # tap cost more than running them).
 FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
+TABLE_VERSION = select(TABLES.c.version).where(TABLES.c.id == bindparam("table_id"))
 EARLIER_EVENT = select(EVENTS.c.version, EVENTS.c.result).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id"))
 EARLIER_UNDO = select(EVENTS.c.undone_version, EVENTS.c.undo_result).where(
@@ -64,10 +65,26 @@ MARK_UNDONE = update(EVENTS).where(EVENTS.c.id == bindparam("event_id")).values(
 })
 MOVE_TABLE = (
     update(TABLES)
-    .where(TABLES.c.id == bindparam("table_id"), TABLES.c.version == bindparam("read_version"))
+    .where(TABLES.c.id == bindparam("row_id"), TABLES.c.version == bindparam("read_version"))
     .values({name: bindparam(f"new_{name}")
              for name in ("version", "state", "updated_at", "log_length", "in_effect")})
 )
+# On PostgreSQL a write is one statement, one round trip: the table's row moved in a WITH that the
+# event's row is written from (nothing is written when the row had moved on). SQLite has no writing
+# WITH: there, MOVE_TABLE then the event's statement.
+MOVED = MOVE_TABLE.returning(TABLES.c.id).cte("moved")
+EVENT_ROW = ("table_id", "seq", "client_id", "type", "payload", "version", "result", "said", "created_at",
+             "undone", "checkpoint")
+INSERT_MOVED = insert(EVENTS).from_select(
+    EVENT_ROW,
+    # Named apart from the table row's columns (``version``, ``created_at``), which the UPDATE would
+    # otherwise take as values to set; written only if the row moved.
+    select(*(bindparam(f"event_{name}", type_=EVENTS.c[name].type) for name in EVENT_ROW)).select_from(MOVED),
+    include_defaults=False,  # every column is named, by the caller
+).add_cte(MOVED).returning(EVENTS.c.id)  # what was written: the driver's row count is -1 after a WITH
+MARK_MOVED = MARK_UNDONE.where(EVENTS.c.table_id == MOVED.c.id).add_cte(MOVED).returning(EVENTS.c.id)
+# The event's statement -> that statement with the move, and how it names its parameters.
+ALONG = {INSERT_EVENT: (INSERT_MOVED, "event_"), MARK_UNDONE: (MARK_MOVED, "")}
 
 
 # --- codes and secrets ---------------------------------------------------------------------------
@@ -110,8 +127,27 @@ def find_table(code: str) -> Row | None:
     # A request looks its table up twice (the rate limits, then the view): once is enough.
     found = request.environ.setdefault("arbitre.tables", {}) if has_request_context() else {}
     if code not in found:
-        found[code] = db.session.connection().execute(FIND_TABLE, {"code": code}).one_or_none()
+        # One statement on a connection of its own, outside a transaction: on PostgreSQL, a tap's
+        # read costs one round trip instead of three (BEGIN, SELECT, ROLLBACK); the request's
+        # session is left without a connection (a write takes its own, `_write`).
+        with db.engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT")
+            found[code] = connection.execute(FIND_TABLE, {"code": code}).one_or_none()
     return found[code]
+
+
+def steady(code: str, read):
+    """``(table, read(table))``: the table's row and what ``read`` read of its log with further
+    statements, with no write in between (each statement sees its own moment; a write between them
+    would give a log one event ahead of, or behind, the row's version, and a phone building its log
+    from both would keep an event twice or lose one). Read again while writes get in between."""
+    for _ in range(WRITE_ATTEMPTS):
+        table = find_table(code)
+        result = read(table)
+        if db.session.execute(TABLE_VERSION, {"table_id": table.id}).scalar_one() == table.version:
+            return table, result
+        request.environ["arbitre.tables"].pop(normalize_code(code), None)  # the row afresh
+    raise Refused(503, "busy")
 
 
 def active_events(table: Table) -> list[Event]:
@@ -209,10 +245,11 @@ def append_event(table_id: int, body: dict) -> Answer:
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
 
-    def attempt(connection, table: Snapshot) -> tuple[Answer, bool, Callable | None]:
-        earlier = connection.execute(EARLIER_EVENT, {"table_id": table.id, "client_id": client_id}).first()
-        if earlier is not None:
-            return _answered(table, earlier.version, earlier.result), False, None
+    def earlier(connection, table: Snapshot) -> Answer | None:
+        row = connection.execute(EARLIER_EVENT, {"table_id": table.id, "client_id": client_id}).first()
+        return None if row is None else _answered(table, row.version, row.result)
+
+    def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
         module = core.game(table.game)
         # ``table.state`` was decoded from the row for this write alone (a lost race reads it again),
@@ -225,43 +262,65 @@ def append_event(table_id: int, body: dict) -> Answer:
         result = Answer({"version": version, "state": core.view(table.game, state)})
 
         def write(connection) -> None:
-            _move_table(connection, table, state, log_length=table.log_length + 1, in_effect=in_effect)
-            connection.execute(INSERT_EVENT, {
-                "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
-                "type": str(event.get("type")), "payload": event, "version": version, "result": result,
-                "said": words, "created_at": now(), "undone": False,
-                "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
-            })
+            _move_table(connection, table, state, log_length=table.log_length + 1, in_effect=in_effect,
+                        row=(INSERT_EVENT, {
+                            "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
+                            "type": str(event.get("type")), "payload": event, "version": version,
+                            "result": result, "said": words, "created_at": now(), "undone": False,
+                            "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+                        }))
 
         return result, True, write
 
-    return _write(table_id, attempt)
+    return _write(table_id, _once(earlier, applied))
 
 
 def undo(table_id: int, body: dict) -> Answer:
     """Take back the latest event in effect. An undo that carries an ``id`` is applied once."""
     undo_id = _client_id(body, required=False)
 
-    def attempt(connection, table: Snapshot) -> tuple[Answer, bool, Callable | None]:
-        if undo_id is not None:
-            earlier = connection.execute(EARLIER_UNDO, {"table_id": table.id, "undo_id": undo_id}).first()
-            if earlier is not None:
-                return _answered(table, earlier.undone_version, earlier.undo_result), False, None
+    def earlier(connection, table: Snapshot) -> Answer | None:
+        if undo_id is None:
+            return None
+        row = connection.execute(EARLIER_UNDO, {"table_id": table.id, "undo_id": undo_id}).first()
+        return None if row is None else _answered(table, row.undone_version, row.undo_result)
+
+    def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
         last, state = _state_before_last(connection, table)
         version = table.version + 1
         result = Answer({"version": version, "state": core.view(table.game, state)})
 
         def write(connection) -> None:
-            _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1)
-            connection.execute(MARK_UNDONE, {
-                "event_id": last, "new_undone": True, "new_undone_version": version, "new_undone_at": now(),
-                "new_undo_id": undo_id, "new_undo_result": result,
-            })
+            _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1,
+                        row=(MARK_UNDONE, {
+                            "event_id": last, "new_undone": True, "new_undone_version": version,
+                            "new_undone_at": now(), "new_undo_id": undo_id, "new_undo_result": result,
+                        }))
 
         return result, True, write
 
-    return _write(table_id, attempt)
+    return _write(table_id, _once(earlier, applied))
+
+
+def _once(earlier, applied):
+    """The job (`companion.group_commit`) of a write applied once per client id: a retry gets its
+    first answer, ``earlier(connection, table)``. That lookup costs a statement, so a batch makes it
+    only for a tap the rules or the version refuse; a retry they accept again breaks the log's
+    unique client id when written, and its batch runs again job by job, ``careful``: looking first."""
+
+    def attempt(connection, table: Snapshot, careful: bool) -> tuple[Answer, bool, Callable | None]:
+        kept = earlier(connection, table) if careful else None
+        if kept is None:
+            try:
+                return applied(connection, table)
+            except (Refused, core.RuleError):
+                kept = None if careful else earlier(connection, table)
+                if kept is None:
+                    raise
+        return kept, False, None
+
+    return attempt
 
 
 class Answer(dict):
@@ -323,13 +382,23 @@ def _check_version(table: Snapshot, body: dict) -> None:
         raise Refused(409, "stale_version", sent=sent, current=table.version)
 
 
-def _move_table(connection, table: Snapshot, state: dict, log_length: int, in_effect: int) -> None:
-    """Bump the version only if nobody else did since we read it, first of the write's statements:
-    else nothing is written and the write runs again on the row read afresh."""
-    moved = connection.execute(MOVE_TABLE, {
-        "table_id": table.id, "read_version": table.version, "new_version": table.version + 1,
+def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in_effect: int,
+                row: tuple) -> None:
+    """Bump the version only if nobody else did since we read it, and write the event's ``row`` (its
+    statement, its parameters) with it: else nothing is written and the write runs again on the row
+    read afresh."""
+    statement, params = row
+    move = {
+        "row_id": table.id, "read_version": table.version, "new_version": table.version + 1,
         "new_state": state, "new_updated_at": now(), "new_log_length": log_length, "new_in_effect": in_effect,
-    }).rowcount
+    }
+    if connection.dialect.name == "postgresql":
+        along, prefix = ALONG[statement]
+        moved = len(connection.execute(along, {**move, **{prefix + k: v for k, v in params.items()}}).all())
+    else:
+        moved = connection.execute(MOVE_TABLE, move).rowcount
+        if moved == 1:
+            connection.execute(statement, params)
     if moved != 1:
         raise Raced()
     if (table.version + 1) % PRUNE_EVERY == 0:

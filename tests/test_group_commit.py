@@ -134,6 +134,43 @@ def test_a_database_error_in_a_batch_runs_each_tap_again_alone(app, slow_commits
     _check_logs(app, table_ids, TAPS)
 
 
+def test_retries_the_rules_accept_again_are_answered_from_the_log_in_a_batch(app, slow_commits):
+    """A batch does not look a retry up (`store._once`): a tap sent again, which the rules would
+    accept again, breaks the log's unique client id; its batch runs again job by job, and the retry
+    gets its first answer while every other tap of the batch is applied once."""
+    table_ids = _tables(app)
+    bodies = {}
+    for table_id in table_ids:
+        taps = _touches(table_id, TAPS)
+        bodies[table_id] = taps[:4] + [dict(taps[1])] + taps[4:] + [dict(taps[6])]
+    answers = _tap_all(app, bodies)
+    # An id's answer is the last one it got, the retry's: it must be the first, at its version.
+    retried = {table_id: [answers[f"t{table_id}-{i}"]["version"] for i in (1, 6)] for table_id in table_ids}
+    assert all(versions == [2, 7] for versions in retried.values()), retried
+    _check_logs(app, table_ids, TAPS)
+
+
+def test_a_tap_reads_its_table_once_writes_once_and_looks_nothing_up(app, make_table, backend):
+    """The shortest path: a tap reads its table once, then moves the table's row and writes its
+    event, in one statement on PostgreSQL (one round trip); the lookup of a retried id is left to
+    the rare tap that needs it."""
+    table = make_table(options={"lives": 9})
+    statements: list[str] = []
+    with app.app_context():
+        engine = db.engine
+
+    def seen(_connection, _cursor, statement, *_args) -> None:
+        statements.append(" ".join(statement.split()[:3]))
+
+    sa_event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert table.post("touched_early", id="one", player="p2").status_code == 201
+    finally:
+        sa_event.remove(engine, "before_cursor_execute", seen)
+    writes = ["WITH moved AS"] if backend == "postgresql" else ["UPDATE tables SET", "INSERT INTO events"]
+    assert statements == ["SELECT tables.id, tables.code,", *writes]
+
+
 def test_an_answer_is_stored_as_the_json_it_was_sent_as(app, client):
     """Encoded once: the response's body is the very text the log keeps (and the live stream sends)."""
     from sqlalchemy import text

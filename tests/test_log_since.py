@@ -68,3 +68,53 @@ def test_a_version_the_table_never_had_is_refused(client, make_table, since):
     error = response.get_json()["error"]
     assert error["code"] == "bad_field"
     assert error["params"]["field"] == "since"
+
+
+@pytest.mark.parametrize("write", ["event", "undo"])
+@pytest.mark.parametrize("since", [None, 1])
+def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(app, client, make_table, monkeypatch,
+                                                                        write, since):
+    """The row (version, state) and the log's events are read by separate statements: a write that
+    commits between them (another referee's tap, a phone's own tap in flight) must not give a log one
+    event ahead of, or behind, the version it names; the reads run again once it has landed."""
+    import threading
+
+    from companion import store
+    from engine import core
+
+    table = make_table()
+    for player in ("p2", "p3"):
+        table.event("touched_early", player=player)
+    with app.app_context():
+        table_id = store.find_table(table.code).id
+    raced: list[int] = []
+
+    def land_a_write() -> None:
+        with app.app_context():
+            if write == "event":
+                store.append_event(table_id, {"id": "racer", "type": "touched_early", "player": "p4"})
+            else:
+                store.undo(table_id, {})
+
+    def racing(read):
+        def wrapper(*args):
+            if not raced:  # once: the write lands after the row was read, before its events are
+                raced.append(1)
+                thread = threading.Thread(target=land_a_write)
+                thread.start()
+                thread.join(30)
+            return read(*args)
+        return wrapper
+
+    monkeypatch.setattr(store, "active_events", racing(store.active_events))
+    monkeypatch.setattr(store, "log_since", racing(store.log_since))
+    answer = log(client, table.code, since)
+    assert raced
+    whole = answer["events"] if since is None else log(client, table.code)["events"]
+    assert answer["version"] == 3  # the write's
+    assert len(whole) == (3 if write == "event" else 1)
+    replayed = core.replay("morto", answer["players"], answer["options"],
+                           [entry["event"] for entry in whole])
+    assert core.view("morto", replayed) == answer["state"]
+    if since is not None:
+        assert answer["keep"] + len(answer["events"]) == len(whole)
