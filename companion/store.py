@@ -128,10 +128,12 @@ def find_table(code: str) -> Row | None:
     found = request.environ.setdefault("arbitre.tables", {}) if has_request_context() else {}
     if code not in found:
         # One statement on a connection of its own, outside a transaction: on PostgreSQL, a tap's
-        # read costs one round trip instead of three (BEGIN, SELECT, ROLLBACK); the request's
-        # session is left without a connection (a write takes its own, `_write`).
+        # read costs one round trip instead of three (BEGIN, SELECT, ROLLBACK; SQLite's driver
+        # begins no transaction for a read); the request's session is left without a connection (a
+        # write takes its own, `_write`).
         with db.engine.connect() as connection:
-            connection.execution_options(isolation_level="AUTOCOMMIT")
+            if connection.dialect.name == "postgresql":
+                connection.execution_options(isolation_level="AUTOCOMMIT")
             found[code] = connection.execute(FIND_TABLE, {"code": code}).one_or_none()
     return found[code]
 
