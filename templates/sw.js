@@ -82,6 +82,14 @@ self.addEventListener("activate", (event) => {
     const names = await caches.keys();
     await Promise.all(names.filter((name) => name.startsWith("arbitre-") && !OURS.includes(name))
       .map((name) => caches.delete(name)));
+    {# The runtime's cache outlives app versions: a standard library built for another engine's
+       imports (`/pyodide/stdlib-<key>.zip`) goes. Only a phone that referees has that cache. #}
+    if (names.includes(RUNTIME)) {
+      const runtime = await caches.open(RUNTIME);
+      await Promise.all((await runtime.keys())
+        .filter((request) => !ENGINE_ASSETS.includes(new URL(request.url).pathname))
+        .map((request) => runtime.delete(request)));
+    }
     await self.clients.claim();
   })());
 });
