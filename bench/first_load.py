@@ -22,7 +22,9 @@ load (empty HTTP cache, no service worker):
   usable (its players drawn from the server's answer) counted from the navigation's start.
 - *Floors*, in the same run and the same browser: the bytes and load time of a bare static file of
   the same server (/static/icons/icon.svg), and a bare ``loadPyodide()`` in a module worker from the
-  same cached runtime, with nothing imported (the least an engine on Pyodide can cost).
+  same cached runtime, with nothing imported (the least an engine on Pyodide can cost): with
+  Pyodide's own standard library (sources, compiled at every start), and with the app's (the bytecode
+  the bundle names, ``stdlib``: what the engine worker starts with).
 """
 
 from __future__ import annotations
@@ -45,15 +47,21 @@ TABLES = {
     "existentiel": {"game": "existentiel",
                     "players": [{"name": name, "birth_month": 1 + n} for n, name in enumerate(PLAYERS[:4])]},
     "gjdlv": {"game": "gjdlv", "players": PLAYERS[:4]},
+    "gjdlv-tracker": {"game": "gjdlv", "players": PLAYERS[:4], "options": {"mode": "tracker"}},
 }
+# The referee page is usable once its first player is drawn: their buttons (`data-player`), or, on a
+# table played through card by card, their seat (`data-sheet`): before the deal no button names them.
+# Either is drawn in the same redraw as the rest of the players.
+USABLE = "[data-player=p1], [data-sheet=p1]"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "locale": "fr-FR"}
 SKIP_WALKTHROUGH = "try { localStorage.setItem('arbitre.walkthrough', 'done'); } catch {}"
 
 # A module worker (a blob: the CSP is bypassed for this floor only) that loads the same runtime.
-BARE_PYODIDE = """async (base) => {
+BARE_PYODIDE = """async ([base, stdlib]) => {
+  const options = stdlib ? `, stdLibURL: "${base}${stdlib}"` : "";
   const source = `import { loadPyodide } from "${base}/pyodide/pyodide.mjs";
     const t0 = performance.now();
-    await loadPyodide({ indexURL: "${base}/pyodide/" });
+    await loadPyodide({ indexURL: "${base}/pyodide/"${options} });
     postMessage(performance.now() - t0);`;
   const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
   const worker = new Worker(url, { type: "module" });
@@ -132,13 +140,15 @@ def warm_start(browser, base: str, path: str, rounds: int) -> tuple[list, list, 
     engine, runtime, usable, bare, stages = [], [], [], [], []
     for _ in range(rounds):
         page.reload()
-        page.wait_for_selector("[data-player=p1]", state="attached", timeout=60_000)
+        page.wait_for_selector(USABLE, state="attached", timeout=60_000)
         usable.append(page.evaluate("performance.now()"))
         page.wait_for_selector("#sync[data-engine-ms]", state="attached", timeout=120_000)
         engine.append(float(page.get_attribute("#sync", "data-engine-ms")))
         runtime.append(float(page.get_attribute("#sync", "data-runtime-ms")))
         stages.append(page.evaluate("performance.getEntriesByName('arbitre:engine-ready')[0]?.detail || {}"))
-        bare.append(page.evaluate(BARE_PYODIDE, base))
+        stdlib = page.evaluate("fetch('/engine/bundle.json').then((response) => response.json())")["stdlib"]
+        bare.append({"stock": page.evaluate(BARE_PYODIDE, [base, None]),
+                     "app": page.evaluate(BARE_PYODIDE, [base, stdlib])})
     context.close()
     return engine, runtime, usable, bare, stages
 
@@ -186,18 +196,21 @@ def main() -> None:
     print(f"table view: requests to /pyodide/: {len(follower_wire.runtime_requests())}")
     print(summary("engine ready after a warm start", engine))
     print(summary("  of which Pyodide runtime", runtime))
-    for stage in ("files", "imports", "warm"):
+    for stage in ("bundle", "files", "imports", "warm"):
         values = [row[stage] for row in stages if stage in row]
         if values:
             print(summary(f"  of which {stage}", values))
-    print(summary("floor: bare loadPyodide(), warm", bare))
+    print(summary("floor: bare loadPyodide(), warm", [row["stock"] for row in bare]))
+    print(summary("floor: bare loadPyodide(), app stdlib, warm", [row["app"] for row in bare]))
     print(summary("page usable (players drawn), warm", usable))
     if args.json:
         Path(args.json).write_text(json.dumps({
             "floor_bytes": floor_bytes, "floor_ms": floor_ms, "referee": referee, "follower": follower,
             "follower_runtime_requests": follower_wire.runtime_requests(),
             "engine_ms": statistics.median(engine), "runtime_ms": statistics.median(runtime),
-            "bare_pyodide_ms": statistics.median(bare), "usable_ms": statistics.median(usable)}, indent=1))
+            "bare_pyodide_ms": statistics.median(row["stock"] for row in bare),
+            "bare_pyodide_app_stdlib_ms": statistics.median(row["app"] for row in bare),
+            "usable_ms": statistics.median(usable)}, indent=1))
 
 
 if __name__ == "__main__":

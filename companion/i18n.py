@@ -11,10 +11,19 @@ match of the browser's ``Accept-Language``, else French.
 A page's scripts get only the sentences that page can show, in one immutable file per language and
 part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<html data-i18n>``):
 
-- ``shell``: every interface file but the games' and the rules' (``shell``, ``story``), and the
-  engine's codes shared by every game;
-- ``<game>``: the shell's and that game's (``<game>.json``, and the engine's ``<game>.…`` codes): a
-  table of Il Morto never downloads the Grand Jeu de la Vie's words;
+- ``shell``: every interface file but the games' and the rules', and the engine's codes shared by
+  every game;
+- ``<game>``: the shell's and that game's (``<game>.json``, the words of every page of the game;
+  ``<game>_<page>.json``, those of one of its pages: ``_referee``, ``_new`` for the new-table form;
+  and the engine's ``<game>.…`` codes): a table of Il Morto never downloads the Grand Jeu de la Vie's;
+- ``<game>.referee``: what the game's referee page can show: the shell's words it shows
+  (``shell.json``, ``story.json``, ``referee.json``), ``<game>.json``, ``<game>_referee.json``, and
+  every code of the engine (refusals included), not the words of the app's other pages
+  (``pages.json``, ``results.json``);
+- ``<game>.view``: what the game's table view and a player's page can show, the first page a
+  follower opens: ``shell.json`` and ``story.json`` (the bar, the live status, the story panel),
+  ``<game>.json``, and the engine's codes the game's states and stories may carry (`view_codes`):
+  not the engine's refusals nor its checks' answers, which only a referee's taps and questions get;
 - ``all``: the shell's and every game's (the snapshot page, which may show any game).
 
 The rules' sentences (``rules.json``) are never sent: only the server-rendered rules pages use them.
@@ -29,6 +38,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, g, request, url_for
 
+from companion.view_codes import view_codes
 from engine.core import GAME_MODULES
 from engine.messages import LANGS
 from engine.messages import catalogue as engine_catalogue
@@ -37,8 +47,10 @@ FOLDER = Path(__file__).parent / "i18n"
 DEFAULT = "fr"
 COOKIE = "lang"
 SERVER_ONLY = ("rules",)  # interface files whose words only server-rendered pages show
-SHELL, ALL = "shell", "all"
-PARTS = (SHELL, *GAME_MODULES, ALL)
+SHELL, ALL, VIEW, REFEREE = "shell", "all", "view", "referee"
+# A table's two pages of their own, and the shell's files whose words each shows (with its game's).
+PAGES = {VIEW: ("shell", "story"), REFEREE: ("shell", "story", "referee")}
+PARTS = (SHELL, *GAME_MODULES, *(f"{game}.{page}" for game in GAME_MODULES for page in PAGES), ALL)
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 bp = Blueprint("i18n", __name__)
@@ -68,29 +80,42 @@ def _owner(key: str, source: str) -> str | None:
     """The part a sentence belongs to: a game, the shell, or None (never sent to a browser)."""
     if source in SERVER_ONLY:
         return None
-    if source in GAME_MODULES:
-        return source
-    game = key.split(".", 1)[0] if source == "engine" else None
+    game = key.split(".", 1)[0] if source == "engine" else source.split("_", 1)[0]  # `<game>_<page>`
     return game if game in GAME_MODULES else SHELL
 
 
 @cache
-def _owners(lang: str) -> dict[str, str | None]:
+def _owners(lang: str) -> dict[str, tuple[str | None, str]]:
+    """Every sentence's part and source: the interface file it lives in, or "engine"."""
     owners = {}
     for path in sorted((FOLDER / lang).glob("*.json")):
         for key in json.loads(path.read_text(encoding="utf-8")):
-            owners[key] = _owner(key, path.stem)
+            owners[key] = (_owner(key, path.stem), path.stem)
     for code in engine_catalogue():
-        owners[code] = _owner(code, "engine")
+        owners[code] = (_owner(code, "engine"), "engine")
     return owners
+
+
+def _shown(name: str, key: str, owner: str | None, source: str) -> bool:
+    """Whether a page of part ``name`` may show a sentence (see the module's docstring)."""
+    if owner is None or name == ALL:
+        return owner is not None
+    game, _, page = name.partition(".")
+    if owner not in (SHELL, game):
+        return False
+    if page == VIEW and source == "engine":
+        return owner == game and key in view_codes(game)
+    if page:  # the shell's files it shows, the game's words for every page and for this one
+        return source in (*PAGES[page], game, f"{game}_{page}", *(("engine",) if page == REFEREE else ()))
+    return True
 
 
 @cache
 def part(lang: str, name: str) -> dict[str, str]:
     """The sentences a page of part ``name`` (see the module's docstring) may show, in ``lang``."""
-    wanted = {SHELL, *GAME_MODULES} if name == ALL else {SHELL, name}
     owners = _owners(lang)
-    return {key: text for key, text in catalogue(lang).items() if owners.get(key) in wanted}
+    return {key: text for key, text in catalogue(lang).items()
+            if key in owners and _shown(name, key, *owners[key])}
 
 
 def _version() -> str:

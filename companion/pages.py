@@ -31,12 +31,14 @@ GAME_NAMES = _GameNames()  # for other pages (the results page) that name a game
 
 
 @bp.app_template_global()
-def game_stylesheets(game: str | None) -> list[str]:
-    """The stylesheets a page of ``game`` adds to app.css (``css/games/<game>.css``; every game's for
-    ``"all"``, the snapshot page): a page never downloads another game's styles."""
+def game_stylesheets(game: str | None, view: bool = False) -> list[str]:
+    """The stylesheets a page of ``game`` adds to app.css (``css/games/<game>.css``, then
+    ``<game>_referee.css``; every game's for ``"all"``, the snapshot page): a page never downloads
+    another game's styles, and a table view (``view``) only what it draws, not the referee's."""
     games = GAME_MODULES if game == "all" else [game] if game in GAME_MODULES else []
     folder = Path(current_app.static_folder) / "css" / "games"
-    return [f"css/games/{name}.css" for name in games if (folder / f"{name}.css").is_file()]
+    names = [name for game in games for name in ((game,) if view else (game, f"{game}_referee"))]
+    return [f"css/games/{name}.css" for name in names if (folder / f"{name}.css").is_file()]
 
 
 def _table(code: str):

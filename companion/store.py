@@ -265,7 +265,7 @@ def append_event(table_id: int, body: dict) -> Answer:
 
         def write(connection) -> None:
             _move_table(connection, table, state, log_length=table.log_length + 1, in_effect=in_effect,
-                        row=(INSERT_EVENT, {
+                        event_row=(INSERT_EVENT, {
                             "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
                             "type": str(event.get("type")), "payload": event, "version": version,
                             "result": result, "said": words, "created_at": now(), "undone": False,
@@ -295,7 +295,7 @@ def undo(table_id: int, body: dict) -> Answer:
 
         def write(connection) -> None:
             _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1,
-                        row=(MARK_UNDONE, {
+                        event_row=(MARK_UNDONE, {
                             "event_id": last, "new_undone": True, "new_undone_version": version,
                             "new_undone_at": now(), "new_undo_id": undo_id, "new_undo_result": result,
                         }))
@@ -385,11 +385,11 @@ def _check_version(table: Snapshot, body: dict) -> None:
 
 
 def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in_effect: int,
-                row: tuple) -> None:
-    """Bump the version only if nobody else did since we read it, and write the event's ``row`` (its
+                event_row: tuple) -> None:
+    """Bump the version only if nobody else did since we read it, and write ``event_row`` (its
     statement, its parameters) with it: else nothing is written and the write runs again on the row
     read afresh."""
-    statement, params = row
+    statement, params = event_row
     move = {
         "row_id": table.id, "read_version": table.version, "new_version": table.version + 1,
         "new_state": state, "new_updated_at": now(), "new_log_length": log_length, "new_in_effect": in_effect,

@@ -279,10 +279,11 @@ def test_a_table_this_phone_never_kept_has_no_base(phone):
 
 
 def test_a_first_load_takes_its_page_only_and_the_rest_of_the_app_once_idle(phone, server):
-    """A table view of Il Morto downloads Il Morto's module and its part of the catalogue only; once it
-    is loaded and idle, its service worker precaches the rest of the app (the other games' modules and
-    styles, ``/`` and ``/s``, the language's whole catalogue), each request marked as such; then the
-    installed app opens the home page and the snapshot page with no network, worded."""
+    """A table view of Il Morto downloads Il Morto's module and its table view's part of the catalogue
+    only (not the referee's modules); once it is loaded and idle, its service worker precaches the
+    rest of the app (the other games' modules and styles, ``/`` and ``/s``, the language's whole
+    catalogue), each request marked as such; then the installed app opens the home page and the
+    snapshot page with no network, worded."""
     table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd"]})
     follower = phone()
     requests = []  # (URL, its X-Arbitre-Precache header): the page's, its service worker's
@@ -294,9 +295,10 @@ def test_a_first_load_takes_its_page_only_and_the_rest_of_the_app_once_idle(phon
     expect(view.locator("html")).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
     own = [url for url, mark in requests if mark is None]
     later = [url for url, mark in requests if mark == "idle"]
-    assert any(re.search(r"/i18n/[0-9a-f]{12}/fr/morto\.json$", url) for url in own)
+    assert any(re.search(r"/i18n/[0-9a-f]{12}/fr/morto\.view\.json$", url) for url in own)
     assert any(url.endswith("/js/games/morto.js") for url in own)
-    others = re.compile(r"/games/(gjdlv|gjdlv_play|existentiel)\.(js|css)$|/all\.json$|/i18n/fr\.json$")
+    others = re.compile(r"/games/(gjdlv|gjdlv_play|existentiel)\.(js|css)$|_referee\.(js|css)$|/all\.json$"
+                        r"|/i18n/fr\.json$")
     assert not [url for url in own if others.search(url)]
     assert any(url.endswith("/js/games/gjdlv.js") for url in later)
     assert any(url.endswith("/css/games/existentiel.css") for url in later)

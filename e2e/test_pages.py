@@ -20,7 +20,8 @@ For each page, in a phone context per language (fr-FR, en-US, with the ``lang`` 
     code, the players' names, the months and weekdays of the language) or one whole string of that
     language's catalogue (``/i18n/<lang>.json``, each ``{param}`` matching any text). No element may
     carry a ``lang`` other than the page's. Text marked ``[data-no-i18n]``, ``code`` or ``.code`` is
-    data by declaration.
+    data by declaration. No script asked for a key its page's part of the catalogue lacks
+    (``<html data-i18n-missing>``, static/js/i18n.js).
 (c) a full-page screenshot: e2e/artifacts/pages/<page>-<lang>-<theme>.png (390×844, scale 2).
 
 Every failure is listed, page by page, before the walk fails; the whole report is also written to
@@ -295,6 +296,9 @@ def check_language(page: Page, lang: str, language: Language) -> list[str]:
     problems = []
     if found["lang"] != lang:
         problems.append(f'<html lang="{found["lang"]}">, not "{lang}"')
+    missing = page.evaluate("() => document.documentElement.dataset.i18nMissing")
+    if missing:  # asked by a script, not in the page's part of the catalogue (static/js/i18n.js)
+        problems.append(f"keys its part of the catalogue lacks: {missing}")
     problems += [f"an element in another language: {where}" for where in found["foreign"]]
     seen = set()
     for item in found["texts"]:

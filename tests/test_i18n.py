@@ -91,12 +91,17 @@ def catalogue_url(client, path: str) -> str:
 
 
 def test_a_page_downloads_its_part_of_the_catalogue(client, make_table):
-    """A table's pages name the shell's and their game's sentences; a page with no game the shell's;
+    """A table's pages name the shell's and their game's sentences: the table view and a player's
+    page what a table view shows, the referee page what it shows; a page with no game the shell's;
     the snapshot page (any game) every game's; the URL carries the version and the language."""
     table = make_table()
     version = client.get("/sw.js").get_data(as_text=True).split('const VERSION = "', 1)[1][:12]
-    for path in (f"/r/{table.code}", f"/t/{table.code}", f"/t/{table.code}/qr", "/new/morto"):
+    for path in (f"/t/{table.code}/qr", "/new/morto"):
         assert catalogue_url(client, path) == f"/i18n/{version}/fr/morto.json", path
+    assert catalogue_url(client, f"/t/{table.code}") == f"/i18n/{version}/fr/morto.view.json"
+    assert catalogue_url(client, f"/r/{table.code}") == f"/i18n/{version}/fr/morto.referee.json"
+    game = make_table(game="existentiel", players=[{"name": "Ada", "birth_month": 3}])
+    assert catalogue_url(client, f"/t/{game.code}/p/p1") == f"/i18n/{version}/fr/existentiel.view.json"
     assert catalogue_url(client, "/new/gjdlv") == f"/i18n/{version}/fr/gjdlv.json"
     for path in ("/", "/rules", "/nowhere"):
         assert catalogue_url(client, path) == f"/i18n/{version}/fr/shell.json", path
@@ -120,6 +125,8 @@ def test_each_part_holds_the_shell_and_its_game_only_and_never_the_rules():
                                                              if code.startswith(f"{game}.")}
         assert all(key.split(".")[0] not in GAME_MODULES or key.startswith("ui.") for key in shell)
         assert parts["all"] == {**parts["morto"], **parts["existentiel"], **parts["gjdlv"]}
+        for game in GAME_MODULES:  # a table's own pages: less, never more (tests/test_i18n_pages.py)
+            assert parts[f"{game}.view"].keys() < parts[f"{game}.referee"].keys() < parts[game].keys()
     for name in i18n.PARTS:  # the same keys in every language
         assert i18n.part("fr", name).keys() == i18n.part("en", name).keys(), name
 

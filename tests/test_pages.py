@@ -1,6 +1,7 @@
-"""What a page downloads besides its HTML: app.css and its game's own stylesheet only (a page of one
-game never downloads another game's styles), and each game's stylesheet scoped to that game's pages.
-The catalogue's part a page names is checked by tests/test_i18n.py."""
+"""What a page downloads besides its HTML: app.css, pages.css (but on a table view) and its game's own
+stylesheets only (a page of one game never downloads another game's styles, a table view never the
+referee's), and each game's stylesheets scoped to that game's pages. The catalogue's part a page
+names is checked by tests/test_i18n.py."""
 
 from __future__ import annotations
 
@@ -24,27 +25,36 @@ def stylesheets(client, path: str) -> list[str]:
 
 
 def test_a_page_links_app_css_and_its_games_stylesheet_only(client, make_table):
-    table = make_table()  # Il Morto: its styles are app.css's
-    for path in ("/", f"/r/{table.code}", f"/t/{table.code}", "/new/morto", "/rules"):
-        assert stylesheets(client, path) == ["css/app.css"], path
-    assert stylesheets(client, "/new/existentiel") == ["css/app.css", "css/games/existentiel.css"]
-    assert stylesheets(client, "/new/gjdlv") == ["css/app.css", "css/games/gjdlv.css"]
-    assert stylesheets(client, "/rules/gjdlv") == ["css/app.css", "css/games/gjdlv.css"]
+    table = make_table()  # Il Morto: its styles are app.css's (and pages.css's, for its referee)
+    for path in ("/", f"/r/{table.code}", "/new/morto", "/rules"):
+        assert stylesheets(client, path) == ["css/app.css", "css/pages.css"], path
+    assert stylesheets(client, f"/t/{table.code}") == ["css/app.css"]  # what a table view draws, only
+    existentiel = ["css/games/existentiel.css", "css/games/existentiel_referee.css"]
+    gjdlv = ["css/games/gjdlv.css", "css/games/gjdlv_referee.css"]
+    assert stylesheets(client, "/new/existentiel") == ["css/app.css", "css/pages.css", *existentiel]
+    assert stylesheets(client, "/new/gjdlv") == ["css/app.css", "css/pages.css", *gjdlv]
+    assert stylesheets(client, "/rules/gjdlv") == ["css/app.css", "css/pages.css", *gjdlv]
+    game = make_table(game="existentiel", players=[{"name": "Ada", "birth_month": 3}])
+    assert stylesheets(client, f"/r/{game.code}") == ["css/app.css", "css/pages.css", *existentiel]
+    for path in (f"/t/{game.code}", f"/t/{game.code}/p/p1"):
+        assert stylesheets(client, path) == ["css/app.css", "css/games/existentiel.css"], path
     # The snapshot page may show any game.
-    assert stylesheets(client, "/s") == ["css/app.css", "css/games/existentiel.css", "css/games/gjdlv.css"]
+    assert stylesheets(client, "/s") == ["css/app.css", "css/pages.css", *existentiel, *gjdlv]
 
 
 def test_every_rule_of_a_games_stylesheet_is_scoped_to_that_game():
-    assert {path.stem for path in GAMES_CSS.glob("*.css")} <= set(GAME_MODULES)
+    # `<game>.css`, and `<game>_referee.css` (what its pages but the table view draw)
+    assert {path.stem.removesuffix("_referee") for path in GAMES_CSS.glob("*.css")} <= set(GAME_MODULES)
     for path in GAMES_CSS.glob("*.css"):
         text = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
         text = re.sub(r"@media[^{]*\{", "", text)  # a media query wraps rules: its rules are checked
         for selectors in re.findall(r"([^{}]+)\{[^{}]*\}", text):
             for selector in selectors.split(","):
-                assert any(scope in selector for scope in SCOPES[path.stem]), (path.name, selector.strip())
+                assert any(scope in selector for scope in SCOPES[path.stem.removesuffix("_referee")]), \
+                    (path.name, selector.strip())
 
 
 def test_the_service_worker_keeps_every_games_stylesheet(client):
     sw = client.get("/sw.js").get_data(as_text=True)
-    for game in ("existentiel", "gjdlv"):
+    for game in ("existentiel", "existentiel_referee", "gjdlv", "gjdlv_referee"):
         assert re.search(rf'"/static/v/[0-9a-f]{{12}}/css/games/{game}\.css"', sw), game

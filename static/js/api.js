@@ -45,7 +45,4 @@ export const api = {
   // With `since` (a version): only what a phone holding the log of that version lacks ({keep, events}).
   log: (code, since) => call("GET", `/api/tables/${code}/log${since === undefined ? "" : `?since=${since}`}`),
   check: (code, name, params) => call("POST", `/api/tables/${code}/checks/${name}`, { body: params }),
-  // The latest `limit` entries of the story, before the entry `before` if given ({events, more}).
-  history: (code, { limit, before } = {}) => call("GET", `/api/tables/${code}/history?${
-    new URLSearchParams({ limit, ...(before ? { before } : {}) })}`),
 };

@@ -4,7 +4,6 @@
 // It follows the page: each `arbitre:table` redraw says the table's version, and the latest page of
 // the history is fetched again when the version moved (online only; the last one stays in memory).
 // Older pages come on demand, so a long game costs each redraw the same as a short one.
-import { api } from "./api.js";
 import { t, loadCatalogue } from "./i18n.js";
 import { h, fill } from "./ui.js";
 
@@ -20,6 +19,15 @@ let fetching = false;
 let retry = null;
 let details = null;
 const catalogue = loadCatalogue();
+
+// The latest `limit` entries, before the entry `before` if given ({events, more}): a plain GET, so
+// the table view does not download the API's client (api.js) for it.
+async function history(code, { limit, before } = {}) {
+  const query = new URLSearchParams({ limit, ...(before ? { before } : {}) });
+  const response = await fetch(`/api/tables/${code}/history?${query}`, { headers: { Accept: "application/json" } });
+  if (!response.ok) throw new Error(response.statusText);
+  return response.json();
+}
 
 function addStylesheet() {
   if (document.querySelector("link[data-story]")) return;
@@ -45,7 +53,7 @@ async function refresh() {
   try {
     // As many entries as the panel shows: their undone marks may have changed too.
     const shown = Math.min(PAGE_MAX, Math.max(PAGE, story ? story.events.length : 0));
-    story = await api.history(table.code, { limit: shown });
+    story = await history(table.code, { limit: shown });
   } catch { /* offline or refused: keep the last story */ }
   fetching = false;
   draw();
@@ -57,7 +65,7 @@ async function refresh() {
 async function older() {
   const first = story.events[0];
   try {
-    const page = await api.history(table.code, { limit: PAGE, before: first.seq });
+    const page = await history(table.code, { limit: PAGE, before: first.seq });
     if (story.events[0] === first) story = { ...story, events: [...page.events, ...story.events], more: page.more };
   } catch { /* offline: the button stays */ }
   draw();

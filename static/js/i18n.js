@@ -1,8 +1,9 @@
 // The page's one language and its catalogue: every word a page or script shows, and every sentence
 // of the engine (the codes a state or a refusal names). The server renders the page in the language
 // it chose (the `lang` cookie, else the browser's); scripts follow it. The catalogue is the page's
-// part only (the shell's words and its game's), an immutable file named by `<html data-i18n>`
-// (companion/i18n.py); it is fetched once however many modules ask.
+// part only (what that page can show), an immutable file named by `<html data-i18n>`
+// (companion/i18n.py), fetched once however many modules ask. A key it lacks is shown as it is, and
+// listed on `<html data-i18n-missing>`.
 
 export const LANGS = ["fr", "en"];
 export const lang = LANGS.includes(document.documentElement.lang) ? document.documentElement.lang : "fr";
@@ -10,13 +11,15 @@ export const lang = LANGS.includes(document.documentElement.lang) ? document.doc
 export const catalogueURL = document.documentElement.dataset.i18n || `/i18n/${lang}.json`;
 
 let words = {};
+let loaded = false; // a part arrived: a key missing now is missing from the part
 const parts = new Map(); // URL -> its promise: each part is fetched once however many modules ask
+const missing = new Set();
 
 function loadPart(url) {
   if (!parts.has(url)) {
     parts.set(url, fetch(url)
       .then((response) => (response.ok ? response.json() : Promise.reject(new Error(response.statusText))))
-      .then((part) => { words = { ...words, ...part }; })
+      .then((part) => { words = { ...words, ...part }; loaded = true; })
       .catch(() => { parts.delete(url); })); // offline before the first visit: keys are shown as they are
   }
   return parts.get(url);
@@ -24,9 +27,9 @@ function loadPart(url) {
 
 // The page's catalogue, and the parts of `games` it lacks (a page listing tables of any game).
 export async function loadCatalogue(games = []) {
-  const versioned = /^\/i18n\/\w+\/\w+\/\w+\.json$/.test(catalogueURL);
+  const versioned = /^\/i18n\/\w+\/\w+\/[\w.]+\.json$/.test(catalogueURL);
   const others = versioned ? games.filter((game) => /^[a-z]+$/.test(game))
-    .map((game) => catalogueURL.replace(/\w+\.json$/, `${game}.json`)) : [];
+    .map((game) => catalogueURL.replace(/[\w.]+\.json$/, `${game}.json`)) : [];
   await Promise.all([...new Set([catalogueURL, ...others])].map(loadPart));
 }
 
@@ -39,6 +42,10 @@ function format(template, params) {
 // `key` (an interface key "ui.…" or an engine code) worded in the page's language.
 export function t(key, params = {}) {
   const template = words[key];
+  if (template === undefined && loaded && !missing.has(key)) {
+    missing.add(key);
+    document.documentElement.dataset.i18nMissing = [...missing].join(" ");
+  }
   return template === undefined ? key : format(template, params);
 }
 

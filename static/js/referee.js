@@ -136,7 +136,8 @@ if (!secret) {
   document.getElementById("more").disabled = true;
 } else {
   remember(code, { game, role: "referee" });
-  [module] = await Promise.all([import(`./games/${game}.js`), loadCatalogue()]);
+  // The game's referee panel (which imports its table view's pieces): a table view never loads it.
+  [module] = await Promise.all([import(`./games/${game}_referee.js`), loadCatalogue()]);
   table = new TableSync({ code, game, secret, answer: initial, onChange: () => render(),
     onRejected: (op, error) => refused(error) });
   await table.start();
