@@ -97,13 +97,17 @@ def call(base: str, path: str, body=None, secret: str | None = None, method: str
         return json.load(response)
 
 
+def server_workers(master: int) -> list[int]:
+    """The pids of the server's workers (the master's children)."""
+    with contextlib.suppress(OSError):
+        return [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
+    return []
+
+
 def server_cpu(master: int) -> float:
     """CPU seconds used so far by the server's master and workers."""
-    pids = [master]
-    with contextlib.suppress(OSError):
-        pids += [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
     ticks = 0
-    for pid in pids:
+    for pid in [master, *server_workers(master)]:
         with contextlib.suppress(OSError):
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             ticks += int(fields[11]) + int(fields[12])

@@ -44,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import server_cpu, serving  # noqa: E402
+from common import server_cpu, server_workers, serving  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 HOST = "127.0.0.1"
@@ -65,11 +65,8 @@ def serve(env: dict, workers: int | None):
 
 def rss_bytes(master: int) -> int:
     """Resident memory of the server: its master and every worker."""
-    pids = [master]
-    with contextlib.suppress(OSError):
-        pids += [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
     total = 0
-    for pid in pids:
+    for pid in [master, *server_workers(master)]:
         with contextlib.suppress(OSError):
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -433,7 +430,7 @@ def main() -> None:
         env["DATABASE_URL"] = ""
     try:
         with serve(env, args.workers) as (base, master):
-            workers = len(Path(f"/proc/{master}/task/{master}/children").read_text().split())
+            workers = len(server_workers(master))
             backend = "PostgreSQL (fsync on)" if args.postgres else "SQLite (WAL, synchronous=FULL)"
             print(f"backend: {backend}; server: gunicorn + gevent, {workers} workers; "
                   f"{os.cpu_count()} cores shared with the clients")
