@@ -37,6 +37,8 @@ PRUNE_EVERY = 32  # versions between two prunings of older answers: one extra st
 # Events in effect between two checkpoints of the state (`Event.checkpoint`): an undo replays at most
 # this many; a checkpoint costs one more encoded state on one write in this many.
 CHECKPOINT_EVERY = 100
+# The isolation that makes a transaction's reads one snapshot (SQLite's is its read transaction's).
+SNAPSHOT_READ = {"postgresql": {"isolation_level": "REPEATABLE READ"}}
 # Writes go straight to the tables (SQLAlchemy Core), not through the ORM's unit of work: one
 # statement per row, each value encoded once.
 TABLES, EVENTS = Table.__table__, Event.__table__
@@ -48,7 +50,6 @@ INSERT_EVENT = insert(EVENTS)
 # The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
 # tap cost more than running them).
 FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
-TABLE_VERSION = select(TABLES.c.version).where(TABLES.c.id == bindparam("table_id"))
 EARLIER_EVENT = select(EVENTS.c.version, EVENTS.c.result).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id"))
 EARLIER_UNDO = select(EVENTS.c.undone_version, EVENTS.c.undo_result).where(
@@ -139,17 +140,19 @@ def find_table(code: str) -> Row | None:
 
 
 def steady(code: str, read):
-    """``(table, read(table))``: the table's row and what ``read`` read of its log with further
-    statements, with no write in between (each statement sees its own moment; a write between them
-    would give a log one event ahead of, or behind, the row's version, and a phone building its log
-    from both would keep an event twice or lose one). Read again while writes get in between."""
-    for _ in range(WRITE_ATTEMPTS):
-        table = find_table(code)
-        result = read(table)
-        if db.session.execute(TABLE_VERSION, {"table_id": table.id}).scalar_one() == table.version:
-            return table, result
-        request.environ["arbitre.tables"].pop(normalize_code(code), None)  # the row afresh
-    raise Refused(503, "busy")
+    """``(table, read(table))``: the table's row and what ``read`` reads of its log with further
+    statements (through ``db.session``), all in one snapshot of the database. Each statement alone
+    would see its own moment: a write committed between them would give a log one event ahead of,
+    or behind, the row's version, and a phone building its log from both would keep an event twice
+    or lose one. In a snapshot, writes go on meanwhile and nobody waits (WAL on SQLite, MVCC on
+    PostgreSQL); the reader gets the table as it was when its first statement ran."""
+    db.session.rollback()  # the snapshot is the session's next transaction: none may be under way
+    connection = db.session.connection(execution_options=SNAPSHOT_READ.get(db.engine.dialect.name, {}))
+    if connection.dialect.name == "sqlite":
+        # pysqlite begins no transaction for a read: without BEGIN each statement is its own snapshot.
+        connection.exec_driver_sql("BEGIN")
+    table = connection.execute(FIND_TABLE, {"code": normalize_code(code)}).one()
+    return table, read(table)
 
 
 def active_events(table: Table) -> list[Event]:

@@ -76,7 +76,8 @@ def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(app, cli
                                                                         write, since):
     """The row (version, state) and the log's events are read by separate statements: a write that
     commits between them (another referee's tap, a phone's own tap in flight) must not give a log one
-    event ahead of, or behind, the version it names; the reads run again once it has landed."""
+    event ahead of, or behind, the version it names: the reader gets the table as it was when its
+    reads began, whole, and the next read gets the write."""
     import threading
 
     from companion import store
@@ -106,15 +107,63 @@ def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(app, cli
             return read(*args)
         return wrapper
 
+    before = log(client, table.code)
     monkeypatch.setattr(store, "active_events", racing(store.active_events))
     monkeypatch.setattr(store, "log_since", racing(store.log_since))
     answer = log(client, table.code, since)
     assert raced
-    whole = answer["events"] if since is None else log(client, table.code)["events"]
-    assert answer["version"] == 3  # the write's
-    assert len(whole) == (3 if write == "event" else 1)
+    # One snapshot: the table as it was when the reads began, the write landing after them.
+    assert answer["version"] == before["version"] == 2
+    whole = answer["events"] if since is None else before["events"][:answer["keep"]] + answer["events"]
+    assert whole == before["events"]
     replayed = core.replay("morto", answer["players"], answer["options"],
                            [entry["event"] for entry in whole])
     assert core.view("morto", replayed) == answer["state"]
-    if since is not None:
-        assert answer["keep"] + len(answer["events"]) == len(whole)
+    after = log(client, table.code)  # the next read has the write
+    assert after["version"] == 3
+    assert len(after["events"]) == (3 if write == "event" else 1)
+
+
+@pytest.mark.parametrize("path", ["log", "log?since=1", "history?limit=50"])
+def test_a_reader_is_answered_however_many_writes_land_while_it_reads(app, client, make_table, monkeypatch,
+                                                                      path):
+    """A referee catching up after a night offline sends its taps one after the other while the
+    story panel and the phone's log read: writes landing between a reader's every two statements
+    must never turn its answer into a 503 (reads that ran again until no write got in between gave
+    up after five), and its answer is still one moment of the table."""
+    import threading
+
+    from companion import store, story
+
+    table = make_table()
+    table.event("touched_early", player="p2")
+    with app.app_context():
+        table_id = store.find_table(table.code).id
+    landed: list[int] = []
+
+    def land_a_write() -> None:
+        with app.app_context():
+            store.append_event(table_id, {"id": f"w{len(landed)}", "type": "touched_early",
+                                          "player": f"p{3 + len(landed) % 9}"})
+            landed.append(1)
+
+    def racing(read):
+        def wrapper(*args, **kwargs):
+            thread = threading.Thread(target=land_a_write)  # every time, not once
+            thread.start()
+            thread.join(30)
+            return read(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(store, "active_events", racing(store.active_events))
+    monkeypatch.setattr(store, "log_since", racing(store.log_since))
+    monkeypatch.setattr(story, "history", racing(story.history))
+    response = client.get(f"/api/tables/{table.code}/{path}")
+    assert response.status_code == 200, response.get_json()
+    assert landed
+    answer = response.get_json()
+    assert answer["version"] == 1  # as the reads began
+    if path.startswith("history"):
+        assert [entry["seq"] for entry in answer["events"]] == [1]
+    else:
+        assert len(answer["events"]) == (1 if path == "log" else 0)
