@@ -77,9 +77,11 @@ def bearer_secret() -> str | None:
     return secret if scheme.lower() == "bearer" and secret else None
 
 
-def referee_table(code: str):
-    """The table, if the request carries its referee secret."""
-    table = table_or_404(code)
+def referee_table(code: str) -> store.warm.Identity:
+    """Which table, if the request carries its referee secret (a write reads no row to know it)."""
+    table = store.identity(code)
+    if table is None:
+        raise Refused(404, "unknown_table", code=code[:20])
     secret = bearer_secret()
     if secret is None:
         raise Refused(401, "secret_required")

@@ -3,13 +3,13 @@ and one commit (one fsync on SQLite), and each is answered once that commit is d
 
 A write is a *job*, ``job(connection, table, careful) -> (answer, fresh, write)``: it checks and
 applies one referee tap against ``table`` (a `Snapshot` of its row) and returns its answer and
-``write``, what writes its rows on a connection (None for a retry answered from the log). ``write``
-updates the table row first with ``WHERE version = v``, so when another writer got there first it
-raises `Raced` before it wrote anything, and the job runs again on the row read afresh. A job that
-refuses (a rule, a stale version) raises before anything is written, so the others in its batch
-commit. A batch runs its jobs not ``careful``: a job may then skip a statement that only a rare case
-needs (the lookup of a retry), as long as that case fails in the database, which sends each job of
-the batch to run alone, ``careful``.
+``write``, what writes its rows on a connection and returns the `Snapshot` they leave (None for a
+retry answered from the log). ``write`` updates the table row first with ``WHERE version = v``, so
+when another writer got there first it raises `Raced` before it wrote anything, and the job runs
+again on the row read afresh. A job that refuses (a rule, a stale version) raises before anything is
+written, so the others in its batch commit. A batch runs its jobs not ``careful``: a job may then
+skip a statement that only a rare case needs (the lookup of a retry), as long as that case fails in
+the database, which sends each job of the batch to run alone, ``careful``.
 
 The batch runs in two steps: every job computes its answer first, with no lock taken (SQLite's
 transaction begins at the first write; the other server processes go on writing meanwhile), then
@@ -54,6 +54,7 @@ class Snapshot:
     state: dict
     log_length: int
     in_effect: int
+    warm: bool = False  # kept by this process since its last write here (`companion.warm`), not read
 
 
 class _Slot:
@@ -61,7 +62,7 @@ class _Slot:
         self.job, self.table, self.reread = job, table, reread
         self.done = threading.Event()
         self.leads = False  # handed the lead while it waited
-        self.answer = self.error = self.write = None
+        self.answer = self.error = self.write = self.after = None
         self.fresh = self.careful = False
 
 
@@ -75,8 +76,8 @@ class GroupCommit:
 
     def run(self, job, table: Snapshot, reread) -> tuple:
         """Run ``job`` on ``table`` (``reread(connection, id)`` reads it again after a lost race) in
-        the next batch; returns (answer, fresh) once its rows are committed, or raises what the job
-        raised."""
+        the next batch; returns (answer, fresh, after) once its rows are committed (``after``: the
+        `Snapshot` they left, None for a retry answered from the log), or raises what the job raised."""
         slot = _Slot(job, table, reread)
         with self.lock:
             self.waiting.append(slot)
@@ -90,7 +91,7 @@ class GroupCommit:
         slot.done.wait()
         if slot.error is not None:
             raise slot.error
-        return slot.answer, slot.fresh
+        return slot.answer, slot.fresh, slot.after
 
     def _lead(self) -> None:
         with self.lock:
@@ -125,7 +126,7 @@ class GroupCommit:
         wait for this commit: one write transaction at a time)."""
         engine = current_app.extensions["sqlalchemy"].engine
         try:
-            with engine.begin() as connection:
+            with _transaction(engine, len(batch)) as connection:
                 for slot in batch:
                     _prepare(connection, slot)
                 for slot in batch:
@@ -137,9 +138,20 @@ class GroupCommit:
         _published(batch)
 
 
+def _transaction(engine, jobs: int):
+    """The connection a batch of ``jobs`` runs on. A lone job on PostgreSQL runs in autocommit: its
+    write is one statement (`store._move_table`), atomic by itself, so BEGIN and COMMIT would be two
+    more round trips for nothing; its reads may see a moment before the write, which then finds the
+    row moved and runs again. On SQLite a write is two statements, and a batch of several jobs
+    commits them together: a transaction."""
+    if jobs == 1 and engine.dialect.name == "postgresql":
+        return engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    return engine.begin()
+
+
 def _prepare(connection, slot: _Slot) -> None:
     """The job's answer, computed: a refusal is its answer; any other error is raised."""
-    slot.answer = slot.error = slot.write = None
+    slot.answer = slot.error = slot.write = slot.after = None
     try:
         slot.answer, slot.fresh, slot.write = slot.job(connection, slot.table, slot.careful)
     except (Refused, RuleError) as refusal:
@@ -152,7 +164,7 @@ def _written(connection, slot: _Slot) -> None:
         if slot.write is None:
             return
         try:
-            slot.write(connection)
+            slot.after = slot.write(connection)
             return
         except Raced:
             if tries:
@@ -167,7 +179,7 @@ def _alone(engine, slot: _Slot) -> None:
     slot.careful = True
     for tries in range(ATTEMPTS):
         try:
-            with engine.begin() as connection:
+            with _transaction(engine, 1) as connection:
                 slot.table = slot.reread(connection, slot.table.id)
                 _prepare(connection, slot)
                 _written(connection, slot)

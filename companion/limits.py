@@ -185,7 +185,7 @@ def _not_about_codes() -> bool:
     secret = bearer_secret()
     if secret is None:
         return False
-    table = store.find_table(code)
+    table = store.identity(code)
     return table is not None and store.secret_matches(table, secret)
 
 

@@ -11,6 +11,7 @@ table as cheap as a new one: the counters on its row, a checkpoint of the state 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import secrets
@@ -20,7 +21,7 @@ from flask import current_app, has_request_context, request
 from sqlalchemy import Row, bindparam, false, insert, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from companion import bus, group_commit
+from companion import bus, group_commit, warm
 from companion.errors import Refused
 from companion.group_commit import Raced, Snapshot
 from companion.models import Event, Table, db, now
@@ -110,7 +111,7 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def secret_matches(table: Table, secret: str) -> bool:
+def secret_matches(table, secret: str) -> bool:
     return hmac.compare_digest(table.secret_hash, hash_secret(secret))
 
 
@@ -137,6 +138,22 @@ def find_table(code: str) -> Row | None:
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             found[code] = connection.execute(FIND_TABLE, {"code": code}).one_or_none()
     return found[code]
+
+
+def identity(code: str) -> warm.Identity | None:
+    """Which table the code names and its secret's hash (what a referee's request is checked
+    against), or None: kept by the process once read, since none of it ever changes."""
+    if not isinstance(code, str) or len(code) > 20:
+        return None
+    kept = warm.for_app(current_app)
+    found = kept.identity(normalize_code(code))
+    if found is None:
+        row = find_table(code)
+        if row is None:
+            return None
+        found = warm.Identity(row.id, row.code, row.game, row.secret_hash)
+        kept.know(found)
+    return found
 
 
 def steady(code: str, read):
@@ -266,14 +283,15 @@ def append_event(table_id: int, body: dict) -> Answer:
         version, in_effect = table.version + 1, table.in_effect + 1
         result = Answer({"version": version, "state": core.view(table.game, state)})
 
-        def write(connection) -> None:
-            _move_table(connection, table, state, log_length=table.log_length + 1, in_effect=in_effect,
-                        event_row=(INSERT_EVENT, {
-                            "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
-                            "type": str(event.get("type")), "payload": event, "version": version,
-                            "result": result, "said": words, "created_at": now(), "undone": False,
-                            "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
-                        }))
+        def write(connection) -> Snapshot:
+            return _move_table(
+                connection, table, state, log_length=table.log_length + 1, in_effect=in_effect,
+                event_row=(INSERT_EVENT, {
+                    "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
+                    "type": str(event.get("type")), "payload": event, "version": version,
+                    "result": result, "said": words, "created_at": now(), "undone": False,
+                    "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+                }))
 
         return result, True, write
 
@@ -296,12 +314,13 @@ def undo(table_id: int, body: dict) -> Answer:
         version = table.version + 1
         result = Answer({"version": version, "state": core.view(table.game, state)})
 
-        def write(connection) -> None:
-            _move_table(connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1,
-                        event_row=(MARK_UNDONE, {
-                            "event_id": last, "new_undone": True, "new_undone_version": version,
-                            "new_undone_at": now(), "new_undo_id": undo_id, "new_undo_result": result,
-                        }))
+        def write(connection) -> Snapshot:
+            return _move_table(
+                connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1,
+                event_row=(MARK_UNDONE, {
+                    "event_id": last, "new_undone": True, "new_undone_version": version,
+                    "new_undone_at": now(), "new_undo_id": undo_id, "new_undo_result": result,
+                }))
 
         return result, True, write
 
@@ -320,6 +339,8 @@ def _once(earlier, applied):
             try:
                 return applied(connection, table)
             except (Refused, core.RuleError):
+                if table.warm:  # the process's snapshot may be behind the row: refuse only on the row
+                    return attempt(connection, _reread(connection, table.id), careful)
                 kept = None if careful else earlier(connection, table)
                 if kept is None:
                     raise
@@ -388,10 +409,10 @@ def _check_version(table: Snapshot, body: dict) -> None:
 
 
 def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in_effect: int,
-                event_row: tuple) -> None:
+                event_row: tuple) -> Snapshot:
     """Bump the version only if nobody else did since we read it, and write ``event_row`` (its
     statement, its parameters) with it: else nothing is written and the write runs again on the row
-    read afresh."""
+    read afresh. Returns the table as the write leaves it."""
     statement, params = event_row
     move = {
         "row_id": table.id, "read_version": table.version, "new_version": table.version + 1,
@@ -408,6 +429,8 @@ def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in
         raise Raced()
     if (table.version + 1) % PRUNE_EVERY == 0:
         _prune_answers(connection, table.id, table.version + 1 - ANSWERS_KEPT)
+    return dataclasses.replace(table, version=table.version + 1, state=state, log_length=log_length,
+                               in_effect=in_effect, warm=True)
 
 
 def _prune_answers(connection, table_id: int, upto: int) -> None:
@@ -440,13 +463,20 @@ def _reread(connection, table_id: int) -> Snapshot:
 def _write(table_id: int, attempt) -> Answer:
     """Run ``attempt(connection, table) -> (answer, fresh, write)`` in the next group commit
     (`companion.group_commit`): the answer once it is durable; followers are told of real writes,
-    not of a retry answered from the log."""
-    found = _found_in_request(table_id)
-    first = Snapshot(*(getattr(found, name) for name in SNAPSHOT)) if found else _reread(
-        db.session.connection(), table_id)
+    not of a retry answered from the log. The table is the one the process kept from its last write
+    there (`companion.warm`: no read), else the row this request found, else the row read now."""
+    kept = warm.for_app(current_app)
+    first = kept.take(table_id)
+    if first is None:
+        found = _found_in_request(table_id)
+        first = Snapshot(*(getattr(found, name) for name in SNAPSHOT)) if found else _reread(
+            db.session.connection(), table_id)
     # The write commits on a connection of its own: this request's reads end here, giving their
     # connection back to the pool before waiting for its turn (two connections held per waiting tap
     # would exhaust the pool).
     db.session.rollback()
-    answer, _fresh = group_commit.for_app(current_app._get_current_object()).run(attempt, first, _reread)
+    commits = group_commit.for_app(current_app._get_current_object())
+    answer, _fresh, after = commits.run(attempt, first, _reread)
+    if after is not None:
+        kept.keep(after)
     return answer
