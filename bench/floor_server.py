@@ -9,6 +9,10 @@ database. What a tap costs beyond it is the table's lookup, the secret, the engi
 write. Production code is not changed: the route is added, in each worker, to the app that
 `companion.server.Server.load` makes.
 
+With ``ARBITRE_BENCH_TIMERS=1`` in its environment (`bench/tap_time.py`), each worker also times the
+parts of a tap (a request, the write, its statements, its commit...) and answers ``GET /bench/timers``
+with what it measured since the last such request: where a tap's time goes in the real server.
+
 As `companion serve` (companion/cli.py): upgrade the database first, then a fresh interpreter runs
 the server, so gevent patches the workers before psycopg is first imported.
 """
@@ -24,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 FLOOR_PATH = "/bench/floor"
+TIMERS_PATH = "/bench/timers"
 RUN = "--run-server"  # the second stage, after the exec
 
 
@@ -36,6 +41,56 @@ def floor():
     return jsonify({"ok": True, "version": data.get("version", 0)})
 
 
+def install_timers(app) -> None:
+    """Time the parts of a tap in this worker: each named function's calls, in seconds, by name."""
+    import collections
+    import functools
+    import time
+
+    from flask import jsonify, request
+    from sqlalchemy.engine import default
+
+    from companion import api, group_commit, server, store
+
+    seconds: dict[str, list[float]] = collections.defaultdict(list)
+
+    def timed(owner, attribute: str, name: str, label=None) -> None:
+        function = getattr(owner, attribute)
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                seconds[label() if label else name].append(time.perf_counter() - start)
+
+        setattr(owner, attribute, wrapper)
+
+    def kind() -> str:
+        return "request: floor" if request.path == FLOOR_PATH else "request: tap"
+
+    timed(app, "full_dispatch_request", "request", label=kind)
+    timed(app, "preprocess_request", "  hooks before (limits), every request")
+    timed(api, "body", "  the body read, every request")
+    timed(store, "_write", "  the write (group commit)")
+    timed(group_commit, "_prepare", "    the rules, the view, the answer's JSON")
+    timed(store, "_state_before_last", "      an undo: the log's end read, replayed")
+    timed(group_commit, "_written", "    the write's statements")
+    timed(server.CooperativeSQLite, "commit", "    the commit (SQLite: fsync, in a thread)")
+    timed(default.DefaultDialect, "do_commit", "    the commit (the driver's)")
+    timed(default.DefaultDialect, "do_execute", "    one statement (the driver's)")
+    timed(group_commit, "_published", "    followers told")
+    timed(app, "process_response", "  hooks after (headers), every request")
+
+    def report():
+        answer = {name: sorted(values) for name, values in seconds.items()}
+        seconds.clear()
+        return jsonify(answer)
+
+    app.add_url_rule(TIMERS_PATH, "bench_timers", report)
+
+
 def run_server(argv: list[str]) -> None:
     from companion.server import Server, default_workers
 
@@ -43,6 +98,8 @@ def run_server(argv: list[str]) -> None:
         def load(self):
             app = super().load()
             app.add_url_rule(FLOOR_PATH, "bench_floor", floor, methods=["POST"])
+            if os.environ.get("ARBITRE_BENCH_TIMERS"):
+                install_timers(app)
             return app
 
     parser = argparse.ArgumentParser(prog="floor_server")
