@@ -97,6 +97,12 @@ def call(base: str, path: str, body=None, secret: str | None = None, method: str
         return json.load(response)
 
 
+def percentile(values: list[float], q: float) -> float:
+    """The value at quantile ``q`` of ``values`` (nearest rank; NaN when there are none)."""
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))] if values else float("nan")
+
+
 def server_workers(master: int) -> list[int]:
     """The pids of the server's workers (the master's children)."""
     with contextlib.suppress(OSError):

@@ -44,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import server_cpu, server_workers, serving  # noqa: E402
+from common import percentile, server_cpu, server_workers, serving  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 HOST = "127.0.0.1"
@@ -270,11 +270,6 @@ def addresses(first: int):
 
 
 # --- figures -------------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def line(label: str, values: list[float], unit: str = "ms") -> str:

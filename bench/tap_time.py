@@ -27,17 +27,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import call, serving  # noqa: E402
+from common import call, percentile, serving  # noqa: E402
 from floor_server import TIMERS_PATH  # noqa: E402
 from writes import TABLE, referee  # noqa: E402
 
 
-def percentile(values: list[float], q: float) -> float:
-    return values[min(len(values) - 1, round(q * (len(values) - 1)))] if values else float("nan")
-
-
 def line(name: str, values: list[float], scale: float) -> str:
-    values = sorted(values)
     mean = sum(values) / len(values) if values else float("nan")
     p50, p95 = percentile(values, .5) * scale, percentile(values, .95) * scale
     return f"{name:46s} n={len(values):6d}  mean {mean * scale:6.3f}  p50 {p50:6.3f}  p95 {p95:6.3f} ms"

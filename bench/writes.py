@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import call, server_cpu, serving  # noqa: E402
+from common import call, percentile, server_cpu, serving  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 TABLE = {"game": "morto", "players": PLAYERS, "options": {"lives": 9}}
@@ -167,10 +167,7 @@ class Phase:
         return done / self.seconds if self.seconds else 0.0
 
     def p(self, q: float) -> float:
-        values = sorted(self.latencies)
-        if not values:
-            return float("nan")
-        return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+        return percentile(self.latencies, q)
 
 
 def run_phase(base: str, master: int, tables: list[dict], kind: str, tag: str, seconds: float,

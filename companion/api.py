@@ -62,8 +62,9 @@ def _finite(number: str) -> float:
     return value
 
 
-def table_or_404(code: str):
-    table = store.find_table(code)
+def table_or_404(code: str, find=None):
+    """The table's row (or what ``find`` looks up by code instead), or 404 ``unknown_table``."""
+    table = (find or store.find_table)(code)
     if table is None:
         raise Refused(404, "unknown_table", code=code[:20])
     return table
@@ -79,9 +80,7 @@ def bearer_secret() -> str | None:
 
 def referee_table(code: str) -> store.warm.Identity:
     """Which table, if the request carries its referee secret (a write reads no row to know it)."""
-    table = store.identity(code)
-    if table is None:
-        raise Refused(404, "unknown_table", code=code[:20])
+    table = table_or_404(code, store.identity)
     secret = bearer_secret()
     if secret is None:
         raise Refused(401, "secret_required")

@@ -118,13 +118,21 @@ def secret_matches(table, secret: str) -> bool:
 # --- reading -------------------------------------------------------------------------------------
 
 
-def find_table(code: str) -> Row | None:
-    """The table's row (read-only: its columns as attributes), or None if no table has that code."""
+def _stored_code(code) -> str | None:
+    """The code as stored, or None when what was given cannot be a code (asking the database would
+    also fail on a NUL, on PostgreSQL)."""
     if not isinstance(code, str) or len(code) > 20:
         return None
     code = normalize_code(code)
-    # Anything else cannot be a code; asking the database would also fail on a NUL (PostgreSQL).
     if len(code) != CODE_LENGTH or not set(code) <= set(CODE_ALPHABET):
+        return None
+    return code
+
+
+def find_table(code: str) -> Row | None:
+    """The table's row (read-only: its columns as attributes), or None if no table has that code."""
+    code = _stored_code(code)
+    if code is None:
         return None
     # A request looks its table up twice (the rate limits, then the view): once is enough.
     found = request.environ.setdefault("arbitre.tables", {}) if has_request_context() else {}
@@ -143,10 +151,11 @@ def find_table(code: str) -> Row | None:
 def identity(code: str) -> warm.Identity | None:
     """Which table the code names and its secret's hash (what a referee's request is checked
     against), or None: kept by the process once read, since none of it ever changes."""
-    if not isinstance(code, str) or len(code) > 20:
+    code = _stored_code(code)
+    if code is None:
         return None
     kept = warm.for_app(current_app)
-    found = kept.identity(normalize_code(code))
+    found = kept.identity(code)
     if found is None:
         row = find_table(code)
         if row is None:
