@@ -55,6 +55,11 @@ class Snapshot:
     log_length: int
     in_effect: int
     warm: bool = False  # kept by this process since its last write here (`companion.warm`), not read
+    # Known from this process's last write (a warm snapshot only): the JSON the row's ``state`` holds,
+    # and, when that write was an event, what undoing it goes back to: the event's id and the JSON of
+    # the state before it (`store.undo` then reads nothing and replays nothing).
+    encoded: str | None = None
+    undo_to: tuple[int, str] | None = None
 
 
 class _Slot:

@@ -91,6 +91,51 @@ def test_a_snapshot_another_process_left_behind_costs_a_retry_not_a_wrong_answer
     assert stale.get_json()["error"]["params"]["current"] == 5
 
 
+def test_an_undo_right_after_the_processs_own_event_reads_nothing_and_goes_back_exactly(app, make_table,
+                                                                                       backend):
+    """The event's write kept the state before it (the JSON its row held) and the event's id, so
+    undoing it writes and reads nothing else; a second undo in a row does not know the state before
+    the event it takes back, and reads the log's end. Every answer is the log's replay."""
+    table = make_table(options={"lives": 9})
+    table.event("touched_early", player="p2")
+    table.event("touched_early", player="p3")
+    seen = _statements(app, lambda: table.undo())
+    if backend == "postgresql":
+        assert seen == [("WITH moved AS", True)]
+    else:
+        assert seen == [("UPDATE tables SET", False), ("UPDATE events SET", False)]
+    version, state = _rebuilt(app, table.code)
+    assert version == 3 and table.get()["state"] == core.view("morto", state)
+    assert {p["id"]: p["lives"] for p in state["players"]}["p3"] == 9
+    seen = _statements(app, lambda: table.undo())
+    assert any(statement.startswith("SELECT events.id") for statement, _ in seen)
+    version, state = _rebuilt(app, table.code)
+    assert version == 4 and all(p["lives"] == 9 for p in state["players"])
+    table.event("touched_early", player="p4")  # after an undo, an event keeps its own way back
+    assert not any(statement.startswith("SELECT") for statement, _ in _statements(app, lambda: table.undo()))
+    version, state = _rebuilt(app, table.code)
+    assert version == 6 and all(p["lives"] == 9 for p in state["players"])
+
+
+def test_an_undo_takes_back_another_processs_later_event_not_the_one_this_process_kept(app, make_table):
+    """This process kept the way back from its own event, then the other process appended one: the
+    undo finds the row moved and takes back the latest event in effect, the other process's."""
+    table = make_table(options={"lives": 9})
+    table.event("touched_early", player="p2")
+    other = create_app({"TESTING": True})
+    try:
+        body = {"id": "other", "type": "touched_early", "player": "p3"}
+        response = other.test_client().post(f"/api/tables/{table.code}/events", headers=table.auth, json=body)
+        assert response.status_code == 201, response.get_json()
+    finally:
+        dispose(other)
+    undone = table.undo()
+    assert undone.status_code == 200, undone.get_json()
+    version, state = _rebuilt(app, table.code)
+    assert version == 3 and undone.get_json()["state"] == core.view("morto", state)
+    assert {p["id"]: p["lives"] for p in state["players"]} == {"p1": 9, "p2": 8, "p3": 9, "p4": 9, "p5": 9}
+
+
 def test_the_referee_secret_is_checked_against_the_kept_identity(app, client, make_table):
     table = make_table()
     table.event("touched_early", player="p2")
