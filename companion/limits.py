@@ -209,8 +209,8 @@ def _not_a_creation() -> bool:
 
 def _under_no_limit() -> bool:
     """Neither limit applies (a referee's tap with its secret, a page naming no table): Flask-Limiter
-    then skips the request whole (a request filter) instead of weighing each limit, a fifth of a
-    tap's own work before this."""
+    then skips the request whole (a request filter) instead of weighing each limit, which cost a
+    tap a tenth of its instructions and the floor a sixth (bench/tap_cost.py)."""
     return _not_a_creation() and _not_about_codes()
 
 
