@@ -201,7 +201,9 @@ class _Postgres(_Transport):
                     # A wake-up is not data: its transaction need not wait for a WAL flush (an fsync
                     # as long as a tap's), which would only slow the taps' own commits down.
                     self.sender.execute("SET synchronous_commit TO off")
-                self.sender.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
+                # The payloads as a binary array (%b): psycopg's text form escapes every quote of
+                # every answer's JSON in Python, 46 times the cost for a batch of 20 answers.
+                self.sender.execute("SELECT pg_notify(%s, p) FROM unnest(%b::text[]) AS p",
                                     (CHANNEL, payloads))
                 return
             except psycopg.OperationalError:
