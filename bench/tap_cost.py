@@ -44,7 +44,7 @@ def inner(root: str, kind: str, count: int) -> None:
     # Imported once the measured code is: these put this checkout first on the path.
     sys.path.insert(1, str(BENCH))
     from floor_server import FLOOR_PATH, floor
-    from writes import TABLE
+    from writes import TABLE, tap
 
     app = create_app()
     upgrade_database(app)
@@ -54,13 +54,7 @@ def inner(root: str, kind: str, count: int) -> None:
     headers = {"Authorization": f"Bearer {table['secret']}"}
     version = table["version"]
     for i in range(WARM_UP + count):
-        if i % 2 == 0:
-            path, expected = "events", 201
-            body = {"id": f"tap-{i}", "type": "touched_early", "player": f"p{2 + (i // 2) % 11}"}
-        else:
-            path, expected = "undo", 200
-            body = {"id": f"tap-{i}"}
-        body["version"] = version
+        path, body, expected = tap("tap", i, version)
         url = FLOOR_PATH if kind == "floor" else f"/api/tables/{table['code']}/{path}"
         response = client.post(url, json=body, headers=headers)
         if response.status_code != (200 if kind == "floor" else expected):

@@ -57,6 +57,16 @@ GIVE_UP = 90.0  # seconds after the end of a phase when a referee stops cleaning
 # --- one referee -----------------------------------------------------------------------------------
 
 
+def tap(tag: str, i: int, version: int) -> tuple[str, dict, int]:
+    """A referee's ``i``-th request: where it goes (``events`` or ``undo``), its body, and the status
+    it gets. Alternately a ``touched_early`` on the non-dealers in turn and its undo, so the log stays
+    legal forever."""
+    if i % 2 == 0:
+        body = {"id": f"{tag}-{i}", "type": "touched_early", "player": f"p{2 + (i // 2) % 11}"}
+        return "events", {**body, "version": version}, 201
+    return "undo", {"id": f"{tag}-{i}", "version": version}, 200
+
+
 def referee(base: str, table: dict, kind: str, tag: str, start_at: float, end_at: float, out: dict) -> None:
     """Post taps (or the same bodies to the floor) one after the other until ``end_at``; keep the
     latencies of the requests that start at or after ``start_at`` and end by ``end_at``. A failed
@@ -84,14 +94,9 @@ def referee(base: str, table: dict, kind: str, tag: str, start_at: float, end_at
                 errors[f"resync {_name(error)}"] += 1
                 time.sleep(0.2)
                 continue
-        if i % 2 == 0:
-            player = f"p{2 + (i // 2) % 11}"
-            path, body = "events", {"id": f"{tag}-{i}", "type": "touched_early", "player": player}
-        else:
-            path, body = "undo", {"id": f"{tag}-{i}"}
-        body["version"] = version
+        path, body, expected = tap(tag, i, version)
         url = FLOOR if kind == "floor" else f"/api/tables/{code}/{path}"
-        expected = 200 if kind == "floor" or path == "undo" else 201
+        expected = 200 if kind == "floor" else expected
         start = time.perf_counter()
         try:
             connection.request("POST", url, json.dumps(body).encode(), headers)

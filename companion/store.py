@@ -438,8 +438,8 @@ def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in
                 event_row: tuple, before: str | None = None) -> Snapshot:
     """Bump the version only if nobody else did since we read it, and write ``event_row`` (its
     statement, its parameters) with it: else nothing is written and the write runs again on the row
-    read afresh. Returns the table as the write leaves it; when ``event_row`` appends an event and
-    ``before`` is the JSON of the state before it, with what undoing that event goes back to."""
+    read afresh. Returns the table as the write leaves it; with ``before``, the JSON of the state
+    before the event ``event_row`` appends, also with what undoing that event goes back to."""
     statement, params = event_row
     encoded = _Encoded(models.dumps(state))
     move = {
@@ -459,7 +459,7 @@ def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in
         raise Raced()
     if (table.version + 1) % PRUNE_EVERY == 0:
         _prune_answers(connection, table.id, table.version + 1 - ANSWERS_KEPT)
-    undo_to = (row_id, before) if before is not None and statement is INSERT_EVENT else None
+    undo_to = None if before is None else (row_id, before)
     return dataclasses.replace(table, version=table.version + 1, state=state, log_length=log_length,
                                in_effect=in_effect, warm=True, encoded=encoded.json, undo_to=undo_to)
 
