@@ -90,6 +90,15 @@ INSERT_MOVED = insert(EVENTS).from_select(
 MARK_MOVED = MARK_UNDONE.where(EVENTS.c.table_id == MOVED.c.id).add_cte(MOVED).returning(EVENTS.c.id)
 # The event's statement -> that statement with the move, and how it names its parameters.
 ALONG = {INSERT_EVENT: (INSERT_MOVED, "event_"), MARK_UNDONE: (MARK_MOVED, "")}
+# Forget the answers of the versions up to ``upto`` (`_prune_answers`): an event's, then an undo's,
+# each found through its partial index of the answers still kept.
+PRUNE_ANSWERS = tuple(
+    update(EVENTS)
+    .where(EVENTS.c.table_id == bindparam("row_id"), version <= bindparam("upto"), answer.is_not(None))
+    .values({answer: null()})
+    for version, answer in ((EVENTS.c.version, EVENTS.c.result),
+                            (EVENTS.c.undone_version, EVENTS.c.undo_result))
+)
 # (statement, database, parameter names) -> what `_sent` sends: SQL, parameter order, bind processors.
 SENT_FORMS: dict[tuple, tuple] = {}
 
@@ -487,13 +496,8 @@ def _sent(connection, statement, params: dict):
 
 def _prune_answers(connection, table_id: int, upto: int) -> None:
     """Forget the answers of versions up to ``upto``: the log can rebuild them (`answer_at`)."""
-    kept = ((EVENTS.c.version, EVENTS.c.result), (EVENTS.c.undone_version, EVENTS.c.undo_result))
-    for version, answer in kept:
-        connection.execute(
-            update(EVENTS)
-            .where(EVENTS.c.table_id == table_id, version <= upto, answer.is_not(None))
-            .values({answer: null()})
-        )
+    for statement in PRUNE_ANSWERS:
+        _sent(connection, statement, {"row_id": table_id, "upto": upto})
 
 
 def _found_in_request(table_id: int) -> Row | None:
