@@ -86,6 +86,9 @@ try { if (!localStorage.getItem("arbitre.walkthrough")) localStorage.setItem("ar
 catch (error) { /* about:blank and the like have no storage */ }
 """
 
+# Waits for an <img> to finish loading (checking `complete` at once would race it); false if it failed.
+LOADED_IMAGE = "img => img.decode().then(() => img.naturalWidth > 0, () => false)"
+
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 _server_log_key = pytest.StashKey[Path]()
@@ -298,7 +301,7 @@ def follow_from_qr(referee, follower_phone, base_url: str, code: str):
     assert link.get_attribute("href") == view_url
     image = referee.locator("figure.qr img")
     expect(image).to_have_attribute("src", f"/api/tables/{code}/qr.svg")
-    assert image.evaluate("img => img.complete && img.naturalWidth > 0"), "the QR image did not load"
+    assert image.evaluate(LOADED_IMAGE), "the QR image did not load"
     response = referee.request.get(f"/api/tables/{code}/qr.svg")
     assert response.ok and response.headers["content-type"].startswith("image/svg+xml")
     assert response.body() == qr_svg(view_url)

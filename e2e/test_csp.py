@@ -14,6 +14,7 @@ import re
 
 from playwright.sync_api import expect
 
+from e2e.conftest import LOADED_IMAGE
 from e2e.test_offline import ENGINE_TIMEOUT_MS, SYNC_TIMEOUT_MS, api, lives
 
 CSP_MESSAGE = re.compile(r"Content Security Policy|Content-Security-Policy|Refused to", re.IGNORECASE)
@@ -112,7 +113,7 @@ def test_every_page_runs_under_the_policy_and_the_engine_works_offline(phone, se
     watch.check(view)
     view.goto(f"/t/{table['code']}/qr")
     expect(view.locator("figure.qr img")).to_be_visible()
-    assert view.locator("figure.qr img").evaluate("img => img.complete && img.naturalWidth > 0")
+    assert view.locator("figure.qr img").evaluate(LOADED_IMAGE), "the QR image did not load"
     watch.check(view)
     view.close()
 
