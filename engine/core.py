@@ -12,8 +12,10 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 - ``FIELDS``: ``{event_type: (field, ...)}``, every field an event of that type may carry besides
   ``type`` (and ``id`` and ``version``, which the web layer reads). Any other field is refused
   (``unknown_field``) by `apply_in_place`, once for every game,
-- ``actions(state) -> [event]``: the events the rules allow now, built from the same ``check_*``
-  functions, each with the fields the rules fix (the table supplies the rest: a die, a card),
+- ``actions(state, view=None) -> [event]``: the events the rules allow now, built from the same
+  ``check_*`` functions, each with the fields the rules fix (the table supplies the rest: a die, a
+  card). ``view`` is the game's own view of the same state when the caller has it: a game whose
+  view already lists its legal plays (a GJDLV round played through) reads them off it,
 - ``view(state) -> dict``: what the table shows, every derived number included,
 - ``outcome(state) -> Outcome | None``, and optionally ``notes(state) -> [Note]``,
 - ``summary(state) -> (code, params)``: the running game in one line, for a list of tables,
@@ -197,6 +199,7 @@ def view(game_id: str, state: dict) -> dict:
     module = game(game_id)
     result = module.outcome(state)
     notes = module.notes(state) if hasattr(module, "notes") else []
+    own = module.view(state)
     return {
         "game": module.ID,
         "over": result is not None,
@@ -204,8 +207,8 @@ def view(game_id: str, state: dict) -> dict:
         "outcome": {"reason": result.reason, "params": result.params} if result else None,
         "summary": _summary(module, state, result),
         "notes": [{"code": note.code, "params": note.params} for note in notes],
-        "actions": module.actions(state) if result is None else [],
-        **module.view(state),
+        "actions": module.actions(state, own) if result is None else [],
+        **own,
     }
 
 

@@ -625,7 +625,7 @@ FIELDS = {
 }
 
 
-def actions(state: dict) -> list[dict]:
+def actions(state: dict, view: dict | None = None) -> list[dict]:
     """What the game master may record now; the die, the names and the verdicts come from the table."""
     listed: list[dict] = []
     if allowed(check_add_player, state):

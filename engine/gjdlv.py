@@ -404,12 +404,17 @@ def check_newborn(state: dict, gf: str, gm: str) -> None:
             raise IllegalEvent("gjdlv.card_already_recorded", card=card, field=field)
 
 
+def check_queen_taker(state: dict, thief: dict) -> None:
+    """``thief``'s Queen was just born: their take is pending."""
+    if (state["take"] or {}).get("player") != thief["id"]:
+        raise IllegalEvent("gjdlv.no_queen_take", player=thief["name"])
+
+
 def check_steal_newborn(state: dict, thief: dict, victim: dict) -> None:
     """The Queen just born takes the most recent newborn of an opponent who has one (RULES §2 Decision)."""
     if victim["id"] == thief["id"]:
         raise IllegalEvent("gjdlv.steal_from_self", player=thief["name"])
-    if (state["take"] or {}).get("player") != thief["id"]:
-        raise IllegalEvent("gjdlv.no_queen_take", player=thief["name"])
+    check_queen_taker(state, thief)
     if not victim["newborns"]:
         raise IllegalEvent("gjdlv.nothing_to_steal", victim=victim["name"])
 
@@ -498,17 +503,20 @@ FIELDS = {
 }
 
 
-def actions(state: dict) -> list[dict]:
-    """What may be recorded now; the cards come from the table."""
+def actions(state: dict, view: dict | None = None) -> list[dict]:
+    """What may be recorded now; the cards come from the table (a round played through lists its
+    plays in its view's ``choices``, read from ``view`` when given)."""
     players = state["players"]
     if tracked(state):
-        listed = [choice["action"] for choice in gjdlv_play.choices(state)]
+        choices = view["play"]["choices"] if view else gjdlv_play.choices(state)
+        listed = [choice["action"] for choice in choices]
     else:
         listed = [{"type": "newborn", "player": p["id"]} for p in players] if _newborn_possible(state) else []
         listed += [{"type": "abortion", "player": p["id"]} for p in players]
     listed += [
         {"type": "steal_newborn", "player": thief["id"], "from": victim["id"]}
         for thief in players
+        if allowed(check_queen_taker, state, thief)
         for victim in players
         if allowed(check_steal_newborn, state, thief, victim)
     ]

@@ -374,9 +374,14 @@ def check_ovulate(state: dict, player: dict, gf: str) -> None:
     check_unseen(state, gf)
 
 
-def check_fecundate(state: dict, player: dict, gm: str) -> None:
+def check_card_player(state: dict, player: dict) -> None:
+    """``player`` may lay a card of their hand now (fecundate, or hold one back)."""
     check_turn(state, player, "action")
     check_has_card(state, player)
+
+
+def check_fecundate(state: dict, player: dict, gm: str) -> None:
+    check_card_player(state, player)
     check_unseen(state, gm)
     check_fecundation(state["play"]["gf"], gm)
 
@@ -412,8 +417,7 @@ def check_surrogate(state: dict, player: dict, victim: dict, gm: str) -> None:
 
 
 def check_hold(state: dict, player: dict) -> None:
-    check_turn(state, player, "action")
-    check_has_card(state, player)
+    check_card_player(state, player)
 
 
 def check_pass(state: dict, player: dict) -> None:
@@ -461,9 +465,13 @@ def check_abort(state: dict, player: dict, card: str) -> None:
     du Cintre*, which aborts any fecundation being made."""
     act = check_aborter(state, player)
     check_unseen(state, card)
+    check_abort_card(state["rules"], act, card)
+
+
+def check_abort_card(rules: str, act: dict, card: str) -> None:
+    """The card's own part of `check_abort`, against the fecundation ``act``."""
     if card != other_black(act["gm"]) and rank_of(card) != "J":
-        jack = state["rules"] == ABONDANTES
-        code = "gjdlv.play.abort_card_or_jack" if jack else "gjdlv.play.abort_card"
+        code = "gjdlv.play.abort_card_or_jack" if rules == ABONDANTES else "gjdlv.play.abort_card"
         raise IllegalEvent(code, card=card, gm=act["gm"], other=other_black(act["gm"]))
 
 
@@ -472,6 +480,11 @@ def check_cancel(state: dict, player: dict, card: str) -> None:
     *Amour Maternel* a surrogacy."""
     act = _answerable(state, player)
     check_unseen(state, card)
+    check_cancel_card(act, card)
+
+
+def check_cancel_card(act: dict, card: str) -> None:
+    """The card's own part of `check_cancel`, against the answered ``act``."""
     facts = {"card": card, "against": act["act"]}
     if rank_of(card) == "K":
         if act["act"] != "abortion":
@@ -483,10 +496,14 @@ def check_cancel(state: dict, player: dict, card: str) -> None:
         raise IllegalEvent("gjdlv.play.cancel_card", **facts)
 
 
-def check_removal(state: dict, player: dict, victim: dict) -> None:
+def check_remover(state: dict, player: dict) -> None:
     """RULES §2 royal births: the Jack newborn removes an opponent's embryo, at its birth only."""
     if (state["play"]["removal"] or {}).get("player") != player["id"]:
         raise IllegalEvent("gjdlv.play.no_removal", player=player["name"])
+
+
+def check_removal(state: dict, player: dict, victim: dict) -> None:
+    check_remover(state, player)
     if victim is player:
         raise IllegalEvent("gjdlv.play.remove_own")
     if _seat(state, victim)["uterus"] is None:
@@ -807,8 +824,10 @@ def choices(state: dict) -> list[dict]:
         if field is None or cards:
             listed.append({"action": action, "field": field, "cards": cards})
 
-    def cards_for(check, *args) -> list[str]:
-        return [card for card in free["gm"] if allowed(check, state, *args, card)]
+    def cards_for(check_card, *args) -> list[str]:
+        # Asked once the player's own checks have passed, of cards unseen by construction: the
+        # card's own rule is all that is left of the event's check.
+        return [card for card in free["gm"] if allowed(check_card, *args, card)]
 
     phase = play["phase"]
     if phase == "deal":
@@ -821,30 +840,36 @@ def choices(state: dict) -> list[dict]:
     elif phase == "ovulation":
         offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
     elif phase == "action":
-        offer({"type": "fecundate", "player": active["id"]}, "gm", cards_for(check_fecundate, active))
+        if allowed(check_card_player, state, active):
+            fecundate = {"type": "fecundate", "player": active["id"]}
+            offer(fecundate, "gm", cards_for(check_fecundation, play["gf"]))
         for victim in players:
             if allowed(check_surrogate_target, state, active, victim):
                 action = {"type": "surrogate", "player": active["id"], "from": victim["id"]}
-                offer(action, "gm", cards_for(check_surrogate, active, victim))
+                offer(action, "gm", cards_for(check_surrogacy, _seat(state, victim)["uterus"]))
         if allowed(check_hold, state, active):
             offer({"type": "hold", "player": active["id"]}, None, None)
         if allowed(check_pass, state, active):
             offer({"type": "pass", "player": active["id"]}, None, None)
     elif phase == "ejaculation":
         holders = [p for p in players if allowed(check_ejaculator, state, p)]
-        may = {p["id"]: cards_for(check_ejaculation, p) for p in holders}
+        may = {p["id"]: cards_for(check_fecundation, play["gf"]) for p in holders}
         listed.append({"action": {"type": "ejaculate"}, "field": "gms", "cards": may})
     else:
         offer({"type": "close_round"}, None, None)
     for player in players:
-        for victim in players:
-            if allowed(check_removal, state, player, victim):
-                offer({"type": "remove_embryo", "player": player["id"], "from": victim["id"]}, None, None)
+        if allowed(check_remover, state, player):
+            for victim in players:
+                if allowed(check_removal, state, player, victim):
+                    offer({"type": "remove_embryo", "player": player["id"], "from": victim["id"]}, None, None)
     for player in players:
+        if not allowed(_answerable, state, player):
+            continue
+        act = _answerable(state, player)
         if allowed(check_aborter, state, player):
-            offer({"type": "abort", "player": player["id"]}, "gm", cards_for(check_abort, player))
-        if allowed(_answerable, state, player):
-            offer({"type": "cancel", "player": player["id"]}, "card", cards_for(check_cancel, player))
+            abort = {"type": "abort", "player": player["id"]}
+            offer(abort, "gm", cards_for(check_abort_card, state["rules"], act))
+        offer({"type": "cancel", "player": player["id"]}, "card", cards_for(check_cancel_card, act))
     return listed
 
 

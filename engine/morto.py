@@ -333,7 +333,7 @@ EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "revea
 FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards",)}
 
 
-def actions(state: dict) -> list[dict]:
+def actions(state: dict, view: dict | None = None) -> list[dict]:
     """What may be recorded now: touches, words to the dead (each pair), and the reveal."""
     players = state["players"]
     listed = [
