@@ -200,11 +200,11 @@ def check_step(game_id: str, data, state: dict) -> None:
     for action in listed:
         event = complete(game_id, data, view, action)
         core.apply(game_id, state, event)  # raises if the listed action is refused
+    before = copy.deepcopy(state)  # every refusal below must leave the state equal to it
     for shape in every_shape(game_id, view):
         if shape in listed:
             continue
         event = complete(game_id, data, view, shape)
-        before = copy.deepcopy(state)
         with pytest.raises(RuleError):
             core.apply(game_id, state, event)
         assert state == before
