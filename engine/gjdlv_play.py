@@ -853,7 +853,8 @@ def choices(state: dict) -> list[dict]:
             offer({"type": "pass", "player": active["id"]}, None, None)
     elif phase == "ejaculation":
         holders = [p for p in players if allowed(check_ejaculator, state, p)]
-        may = {p["id"]: cards_for(check_fecundation, play["gf"]) for p in holders}
+        cards = cards_for(check_fecundation, play["gf"])  # the same for every holder: the GF's
+        may = {p["id"]: list(cards) for p in holders}
         listed.append({"action": {"type": "ejaculate"}, "field": "gms", "cards": may})
     else:
         offer({"type": "close_round"}, None, None)
