@@ -6,10 +6,14 @@ Run: .venv/bin/python bench/tap_time.py [--seconds 6] [--rounds 2] [--postgres]
 process sees every request, on SQLite (WAL, synchronous=FULL) or a throwaway PostgreSQL server
 (fsync on). One referee taps an Il Morto table (12 players) over a kept-alive connection, as in
 `bench/writes.py` (its own client: a ``touched_early`` then an undo, alternately, each with ``id``
-and ``version``), then sends the same bodies to the floor, in rounds. Printed: the round trips the
-client measured, then, from the server's own clocks, each part of a tap (mean, p50, p95 over every
-request of the measured windows), indented under the part it belongs to. What a tap costs beyond
-the floor is the difference between the two requests' rows; its parts say what that is made of.
+and ``version``), then sends the same bodies to each floor of `bench/floor_server.py`: the floor,
+the durable floor (the floor plus one row committed through the app's own SQLite or PostgreSQL
+path) and, on SQLite, the bare durable floor (the same row on a plain connection, committed in the
+worker's own thread), in rounds. Printed: the round trips the client measured, then, from the
+server's own clocks, each part of a request (mean, p50, p95 over every request of the measured
+windows), indented under the part it belongs to. What a tap costs beyond the floor is the difference
+between their rows; the tap's parts say what that is made of, and the durable floors how much of it
+one durable row costs, with the app's cooperative path and without.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ from common import call, percentile, serving  # noqa: E402
 from floor_server import TIMERS_PATH  # noqa: E402
 from writes import TABLE, referee  # noqa: E402
 
+KINDS = {"taps": "a tap (an event or an undo)", "floor": "the floor",
+         "durable floor": "the durable floor (+ a row committed)",
+         "bare durable floor": "the bare durable floor (SQLite)"}
+
 
 def line(name: str, values: list[float], scale: float) -> str:
     mean = sum(values) / len(values) if values else float("nan")
@@ -38,13 +46,13 @@ def line(name: str, values: list[float], scale: float) -> str:
     return f"{name:46s} n={len(values):6d}  mean {mean * scale:6.3f}  p50 {p50:6.3f}  p95 {p95:6.3f} ms"
 
 
-def measure(env: dict, seconds: float, rounds: int) -> None:
+def measure(env: dict, seconds: float, rounds: int, kinds: dict) -> None:
     with serving({**env, "ARBITRE_BENCH_TIMERS": "1"}, workers=1, floor=True) as (base, _process):
         table = call(base, "/api/tables", TABLE)
         client: dict[str, list[float]] = collections.defaultdict(list)
         server: dict[str, list[float]] = collections.defaultdict(list)
         for n in range(rounds + 1):  # the first round warms up and is not counted
-            for kind in ("taps", "floor"):
+            for kind in kinds:
                 start = time.perf_counter() + 0.2
                 out = {"latencies": [], "failed": [], "errors": collections.Counter(),
                        "lock": threading.Lock()}
@@ -58,7 +66,7 @@ def measure(env: dict, seconds: float, rounds: int) -> None:
                     for name, values in timers.items():
                         server[name] += values
         print("round trip, measured by the client")
-        for kind, label in (("taps", "a tap (an event or an undo)"), ("floor", "the floor")):
+        for kind, label in kinds.items():
             print("  " + line(label, client[kind], 1.0))
         print("in the server (its clocks), the parts of each request")
         for name in sorted(server, key=_order):
@@ -67,9 +75,10 @@ def measure(env: dict, seconds: float, rounds: int) -> None:
 
 def _order(name: str) -> tuple:
     """The report's order: the floor's request, then the tap's, each part after the part it is in."""
-    parts = ["request: floor", "request: tap", "  hooks before", "  the body", "  the write",
-             "    the rules", "      an undo", "    the write's", "    one statement",
-             "    the commit (SQLite", "    the commit (the driver", "    followers", "  hooks after"]
+    parts = ["request: floor", "request: durable floor", "  its commit", "request: bare", "request: tap",
+             "  hooks before", "  the body", "  the write", "    the rules", "      an undo",
+             "    the write's", "    one statement", "    the commit (SQLite", "    the commit (the driver",
+             "    followers", "  hooks after"]
     return next((i for i, part in enumerate(parts) if name.startswith(part)), len(parts)), name
 
 
@@ -83,7 +92,7 @@ def main() -> None:
           f"(after one unmeasured); {os.cpu_count()} cores")
     if not args.postgres:
         print("backend: SQLite (WAL, synchronous=FULL)")
-        measure({}, args.seconds, args.rounds)
+        measure({}, args.seconds, args.rounds, KINDS)
         return
     from tests.postgres import PostgresCluster, postgres_bindir
 
@@ -91,7 +100,8 @@ def main() -> None:
     try:
         cluster.start()
         print("backend: PostgreSQL (throwaway, fsync on, synchronous_commit on)")
-        measure({"DATABASE_URL": cluster.url(cluster.create_database())}, args.seconds, args.rounds)
+        kinds = {kind: label for kind, label in KINDS.items() if kind != "bare durable floor"}
+        measure({"DATABASE_URL": cluster.url(cluster.create_database())}, args.seconds, args.rounds, kinds)
     finally:
         cluster.stop()
 

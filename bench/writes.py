@@ -46,10 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import call, percentile, server_cpu, serving  # noqa: E402
+from floor_server import BARE_DURABLE_FLOOR_PATH, DURABLE_FLOOR_PATH, FLOOR_PATH  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 TABLE = {"game": "morto", "players": PLAYERS, "options": {"lives": 9}}
-FLOOR = "/bench/floor"
+FLOORS = {"floor": FLOOR_PATH, "durable floor": DURABLE_FLOOR_PATH,
+          "bare durable floor": BARE_DURABLE_FLOOR_PATH}  # the paths of `bench/floor_server.py`
 TIMEOUT = 30.0  # seconds a request may take before it counts as failed
 GIVE_UP = 90.0  # seconds after the end of a phase when a referee stops cleaning up its table
 
@@ -95,8 +97,8 @@ def referee(base: str, table: dict, kind: str, tag: str, start_at: float, end_at
                 time.sleep(0.2)
                 continue
         path, body, expected = tap(tag, i, version)
-        url = FLOOR if kind == "floor" else f"/api/tables/{code}/{path}"
-        expected = 200 if kind == "floor" else expected
+        url = FLOORS.get(kind) or f"/api/tables/{code}/{path}"
+        expected = 200 if kind in FLOORS else expected
         start = time.perf_counter()
         try:
             connection.request("POST", url, json.dumps(body).encode(), headers)
