@@ -77,13 +77,12 @@ def bare_durable_floor():
     import sqlite3
 
     from companion.api import body
-    from companion.models import db
+    from companion.models import _sqlite_pragmas, db
 
     data = body()
     if "connection" not in _bare:
         connection = sqlite3.connect(db.engine.url.database, isolation_level=None, check_same_thread=False)
-        connection.execute("PRAGMA synchronous=FULL")
-        connection.execute("PRAGMA busy_timeout=5000")
+        _sqlite_pragmas(connection, None)  # the app's own: WAL, synchronous=FULL, the busy timeout
         _bare["connection"] = connection
     connection = _bare["connection"]
     connection.execute("BEGIN IMMEDIATE")
