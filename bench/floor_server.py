@@ -1,5 +1,6 @@
 """``companion serve`` plus floors: the same server with more routes, ``POST /bench/floor``,
-``POST /bench/durable-floor`` and, on SQLite, ``POST /bench/bare-durable-floor``.
+``POST /bench/durable-floor`` and, on SQLite, ``POST /bench/bare-durable-floor`` and
+``POST /bench/tap-rows-floor``.
 
 Run: .venv/bin/python bench/floor_server.py [--host H] [--port P] [--workers N]   (as `companion serve`)
 
@@ -13,7 +14,10 @@ connection from the app's pool (on SQLite, the app's `companion.server.Cooperati
 turn, and its commit's fsync in a pool thread), with no engine and no SQLAlchemy statement. The bare
 durable floor (SQLite only) makes the same row on a plain ``sqlite3`` connection of the worker's own
 and commits it in the worker's own thread, stopping its event loop for the fsync: what the disk
-costs, without what the cooperative path adds. Production code is not changed: the routes are
+costs, without what the cooperative path adds. The tap rows floor (SQLite only) writes on that
+connection, the same way, the rows a tap writes instead of that one row: into copies of the app's
+own tables and indexes, with the same values' sizes, but no rule applied (`tap_rows_floor`): what
+the disk costs for a tap's rows. Production code is not changed: the routes are
 added, in each worker, to the app that `companion.server.Server.load` makes.
 
 With ``ARBITRE_BENCH_TIMERS=1`` in its environment (`bench/tap_time.py`), each worker also times the
@@ -37,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 FLOOR_PATH = "/bench/floor"
 DURABLE_FLOOR_PATH = "/bench/durable-floor"
 BARE_DURABLE_FLOOR_PATH = "/bench/bare-durable-floor"
+TAP_ROWS_FLOOR_PATH = "/bench/tap-rows-floor"
 DURABLE_TABLE = "bench_durable_floor"  # made before the workers start, empty at every start
 TIMERS_PATH = "/bench/timers"
 RUN = "--run-server"  # the second stage, after the exec
@@ -69,26 +74,113 @@ def durable_floor():
     return _answer(data)
 
 
-_bare: dict = {}  # the bare durable floor's own connection, one per worker
+_bare: dict = {}  # the bare floors' own connection, one per worker
+
+
+def _bare_connection():
+    """The worker's own plain ``sqlite3`` connection (autocommit: each transaction is begun by hand),
+    with the app's own pragmas: WAL, synchronous=FULL, the busy timeout."""
+    import sqlite3
+
+    from companion.models import _sqlite_pragmas, db
+
+    if "connection" not in _bare:
+        connection = sqlite3.connect(db.engine.url.database, isolation_level=None, check_same_thread=False)
+        _sqlite_pragmas(connection, None)
+        _bare["connection"] = connection
+    return _bare["connection"]
 
 
 def bare_durable_floor():
     """Measured with one worker (`bench/tap_time.py`): it waits for SQLite's lock in the loop too."""
-    import sqlite3
-
     from companion.api import body
-    from companion.models import _sqlite_pragmas, db
 
     data = body()
-    if "connection" not in _bare:
-        connection = sqlite3.connect(db.engine.url.database, isolation_level=None, check_same_thread=False)
-        _sqlite_pragmas(connection, None)  # the app's own: WAL, synchronous=FULL, the busy timeout
-        _bare["connection"] = connection
-    connection = _bare["connection"]
+    connection = _bare_connection()
     connection.execute("BEGIN IMMEDIATE")
     connection.execute(f"INSERT INTO {DURABLE_TABLE} (body) VALUES (?)", (_row(data),))
     connection.execute("COMMIT")
     return _answer(data)
+
+
+_tap_rows: dict = {}  # the tap rows floor's table in this worker: its id, counters, encoded values
+
+
+def tap_rows_floor():
+    """The rows a tap of `bench/writes.py` writes, written as `companion.store` writes them, into
+    copies of the app's ``tables`` and ``events`` (`_copy_tap_tables`: the same columns, constraints
+    and indexes): the table's row moved, then the event appended (a body with a ``type``) or the
+    latest one marked undone (an undo's body), and every `store.PRUNE_EVERY` versions the older
+    answers forgotten; on the bare connection, committed in the loop's thread. The values have a
+    tap's sizes, but no rule is applied: the state, the answer's view and the event's words are the
+    bench table's, encoded once. One worker; after the bench has made its table."""
+    from companion import store
+    from companion.api import body
+    from companion.models import now
+
+    data = body()
+    event = {key: value for key, value in data.items() if key not in ("id", "version")}
+    connection = _bare_connection()
+    rows = _tap_rows or _first_tap_rows(connection, event)
+    version, moment = rows["version"] + 1, now().isoformat(" ")
+    answer = f'{{"version":{version},"state":{rows["view"]}}}'
+    connection.execute("BEGIN IMMEDIATE")
+    in_effect = rows["in_effect"] + (1 if "type" in event else -1)
+    log_length = rows["log_length"] + (1 if "type" in event else 0)
+    connection.execute(
+        "UPDATE bench_tables SET version = ?, state = ?, updated_at = ?, log_length = ?, in_effect = ? "
+        "WHERE id = ? AND version = ?",
+        (version, rows["state"], moment, log_length, in_effect, rows["id"], rows["version"]))
+    if "type" in event:
+        rows["latest"] = connection.execute(
+            "INSERT INTO bench_events (table_id, seq, client_id, type, payload, version, result, said, "
+            "created_at, undone, checkpoint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL)",
+            (rows["id"], log_length, data.get("id"), str(event["type"]), _row(event), version, answer,
+             rows["said"], moment)).lastrowid
+    else:
+        connection.execute(
+            "UPDATE bench_events SET undone = 1, undone_version = ?, undone_at = ?, undo_id = ?, "
+            "undo_result = ? WHERE id = ?", (version, moment, data.get("id"), answer, rows.get("latest")))
+    if version % store.PRUNE_EVERY == 0:
+        for answers, at in (("result", "version"), ("undo_result", "undone_version")):
+            connection.execute(f"UPDATE bench_events SET {answers} = NULL WHERE table_id = ? AND {at} <= ? "
+                               f"AND {answers} IS NOT NULL", (rows["id"], version - store.ANSWERS_KEPT))
+    connection.execute("COMMIT")
+    rows.update(version=version, in_effect=in_effect, log_length=log_length)
+    return _answer(data)
+
+
+def _first_tap_rows(connection, event: dict) -> dict:
+    """The bench's table (the latest made) copied into ``bench_tables``, and what a tap there writes,
+    encoded once: its state, its view, and the words of ``event`` (the first: the bench starts with
+    an event, not an undo)."""
+    import json
+
+    from companion import store
+    from engine import core
+
+    table_id = connection.execute("SELECT max(id) FROM tables").fetchone()[0]
+    connection.execute("INSERT INTO bench_tables SELECT * FROM tables WHERE id = ?", (table_id,))
+    game, state = connection.execute("SELECT game, state FROM tables WHERE id = ?", (table_id,)).fetchone()
+    said = store.said(core.game(game), json.loads(state), event)
+    _tap_rows.update(id=table_id, version=0, in_effect=0, log_length=0, state=state,
+                     view=_row(core.view(game, json.loads(state))), said=_row(said))
+    return _tap_rows
+
+
+def _copy_tap_tables(connection) -> None:
+    """``bench_tables`` and ``bench_events``, empty: the app's ``tables`` and ``events`` as its
+    migrations made them (their columns, constraints and indexes, read from ``sqlite_master``)."""
+    import re
+
+    for name in ("bench_events", "bench_tables"):
+        connection.exec_driver_sql(f"DROP TABLE IF EXISTS {name}")
+    schema = connection.exec_driver_sql(
+        "SELECT sql FROM sqlite_master WHERE tbl_name IN ('tables', 'events') AND sql IS NOT NULL "
+        "ORDER BY type DESC").scalars().all()  # the tables, then their indexes
+    for sql in schema:
+        sql = re.sub(r"\b(tables|events)\b", r"bench_\1", sql)
+        connection.exec_driver_sql(re.sub(r"INDEX (\w+)", r"INDEX bench_\1", sql))
 
 
 def _row(data: dict) -> str:
@@ -130,7 +222,8 @@ def install_timers(app) -> None:
         setattr(owner, attribute, wrapper)
 
     kinds = {FLOOR_PATH: "request: floor", DURABLE_FLOOR_PATH: "request: durable floor",
-             BARE_DURABLE_FLOOR_PATH: "request: bare durable floor"}
+             BARE_DURABLE_FLOOR_PATH: "request: bare durable floor",
+             TAP_ROWS_FLOOR_PATH: "request: tap rows floor"}
 
     def kind() -> str:
         return kinds.get(request.path, "request: tap")
@@ -172,6 +265,8 @@ def run_server(argv: list[str]) -> None:
             if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
                 app.add_url_rule(BARE_DURABLE_FLOOR_PATH, "bench_bare_durable_floor", bare_durable_floor,
                                  methods=["POST"])
+                app.add_url_rule(TAP_ROWS_FLOOR_PATH, "bench_tap_rows_floor", tap_rows_floor,
+                                 methods=["POST"])
             if os.environ.get("ARBITRE_BENCH_TIMERS"):
                 install_timers(app)
             return app
@@ -201,6 +296,8 @@ def main(argv: list[str]) -> None:
         with db.engine.begin() as connection:
             connection.execute(text(f"DROP TABLE IF EXISTS {DURABLE_TABLE}"))
             connection.execute(text(f"CREATE TABLE {DURABLE_TABLE} (body TEXT NOT NULL)"))
+            if connection.dialect.name == "sqlite":
+                _copy_tap_tables(connection)
         for engine in app.extensions["sqlalchemy"].engines.values():
             engine.dispose()
     sys.stdout.flush()

@@ -9,11 +9,13 @@ process sees every request, on SQLite (WAL, synchronous=FULL) or a throwaway Pos
 and ``version``), then sends the same bodies to each floor of `bench/floor_server.py`: the floor,
 the durable floor (the floor plus one row committed through the app's own SQLite or PostgreSQL
 path) and, on SQLite, the bare durable floor (the same row on a plain connection, committed in the
-worker's own thread), in rounds. Printed: the round trips the client measured, then, from the
-server's own clocks, each part of a request (mean, p50, p95 over every request of the measured
-windows), indented under the part it belongs to. What a tap costs beyond the floor is the difference
-between their rows; the tap's parts say what that is made of, and the durable floors how much of it
-one durable row costs, with the app's cooperative path and without.
+worker's own thread) and the tap rows floor (the rows a tap writes, with their indexes and sizes,
+written the same bare way, no rule applied), in rounds. Printed: the round trips the client
+measured, then, from the server's own clocks, each part of a request (mean, p50, p95 over every
+request of the measured windows), indented under the part it belongs to. What a tap costs beyond
+the floor is the difference between their rows; the tap's parts say what that is made of, the
+durable floors how much of it one durable row costs, with the app's cooperative path and without,
+and the tap rows floor how much a tap's own rows cost the disk.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from writes import TABLE, referee  # noqa: E402
 
 KINDS = {"taps": "a tap (an event or an undo)", "floor": "the floor",
          "durable floor": "the durable floor (+ a row committed)",
-         "bare durable floor": "the bare durable floor (SQLite)"}
+         "bare durable floor": "the bare durable floor (SQLite)",
+         "tap rows floor": "the tap rows floor (SQLite)"}
+SQLITE_ONLY = ("bare durable floor", "tap rows floor")  # on the worker's own sqlite3 connection
 
 
 def line(name: str, values: list[float], scale: float) -> str:
@@ -75,7 +79,8 @@ def measure(env: dict, seconds: float, rounds: int, kinds: dict) -> None:
 
 def _order(name: str) -> tuple:
     """The report's order: the floor's request, then the tap's, each part after the part it is in."""
-    parts = ["request: floor", "request: durable floor", "  its commit", "request: bare", "request: tap",
+    parts = ["request: floor", "request: durable floor", "  its commit", "request: bare", "request: tap rows",
+             "request: tap",
              "  hooks before", "  the body", "  the write", "    the rules", "      an undo",
              "    the write's", "    one statement", "    the commit (SQLite", "    the commit (the driver",
              "    followers", "  hooks after"]
@@ -100,7 +105,7 @@ def main() -> None:
     try:
         cluster.start()
         print("backend: PostgreSQL (throwaway, fsync on, synchronous_commit on)")
-        kinds = {kind: label for kind, label in KINDS.items() if kind != "bare durable floor"}
+        kinds = {kind: label for kind, label in KINDS.items() if kind not in SQLITE_ONLY}
         measure({"DATABASE_URL": cluster.url(cluster.create_database())}, args.seconds, args.rounds, kinds)
     finally:
         cluster.stop()

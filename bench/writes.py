@@ -46,12 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import call, percentile, server_cpu, serving  # noqa: E402
-from floor_server import BARE_DURABLE_FLOOR_PATH, DURABLE_FLOOR_PATH, FLOOR_PATH  # noqa: E402
+from floor_server import BARE_DURABLE_FLOOR_PATH, DURABLE_FLOOR_PATH, FLOOR_PATH, TAP_ROWS_FLOOR_PATH  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 TABLE = {"game": "morto", "players": PLAYERS, "options": {"lives": 9}}
-FLOORS = {"floor": FLOOR_PATH, "durable floor": DURABLE_FLOOR_PATH,
-          "bare durable floor": BARE_DURABLE_FLOOR_PATH}  # the paths of `bench/floor_server.py`
+FLOORS = {"floor": FLOOR_PATH, "durable floor": DURABLE_FLOOR_PATH,  # the paths of `bench/floor_server.py`
+          "bare durable floor": BARE_DURABLE_FLOOR_PATH, "tap rows floor": TAP_ROWS_FLOOR_PATH}
 TIMEOUT = 30.0  # seconds a request may take before it counts as failed
 GIVE_UP = 90.0  # seconds after the end of a phase when a referee stops cleaning up its table
 
