@@ -104,10 +104,11 @@ def bare_durable_floor():
 
 
 _tap_rows: dict = {}  # the tap rows floor's table in this worker: its id, counters, encoded values
+_forms: dict = {}  # (a `companion.store` statement, its parameters' names) -> SQL on the copies, order
 
 
 def tap_rows_floor():
-    """The rows a tap of `bench/writes.py` writes, written as `companion.store` writes them, into
+    """The rows a tap of `bench/writes.py` writes, with `companion.store`'s own statements aimed at
     copies of the app's ``tables`` and ``events`` (`_copy_tap_tables`: the same columns, constraints
     and indexes): the table's row moved, then the event appended (a body with a ``type``) or the
     latest one marked undone (an undo's body), and every `store.PRUNE_EVERY` versions the older
@@ -120,34 +121,45 @@ def tap_rows_floor():
 
     data = body()
     event = {key: value for key, value in data.items() if key not in ("id", "version")}
+    appended = "type" in event
     connection = _bare_connection()
     rows = _tap_rows or _first_tap_rows(connection, event)
     version, moment = rows["version"] + 1, now().isoformat(" ")
+    log_length, in_effect = rows["log_length"] + int(appended), rows["in_effect"] + (1 if appended else -1)
     answer = f'{{"version":{version},"state":{rows["view"]}}}'
     connection.execute("BEGIN IMMEDIATE")
-    in_effect = rows["in_effect"] + (1 if "type" in event else -1)
-    log_length = rows["log_length"] + (1 if "type" in event else 0)
-    connection.execute(
-        "UPDATE bench_tables SET version = ?, state = ?, updated_at = ?, log_length = ?, in_effect = ? "
-        "WHERE id = ? AND version = ?",
-        (version, rows["state"], moment, log_length, in_effect, rows["id"], rows["version"]))
-    if "type" in event:
-        rows["latest"] = connection.execute(
-            "INSERT INTO bench_events (table_id, seq, client_id, type, payload, version, result, said, "
-            "created_at, undone, checkpoint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL)",
-            (rows["id"], log_length, data.get("id"), str(event["type"]), _row(event), version, answer,
-             rows["said"], moment)).lastrowid
+    _sent(connection, store.MOVE_TABLE, {
+        "row_id": rows["id"], "read_version": rows["version"], "new_version": version,
+        "new_state": rows["state"], "new_updated_at": moment, "new_log_length": log_length,
+        "new_in_effect": in_effect})
+    if appended:
+        rows["latest"] = _sent(connection, store.INSERT_EVENT, {
+            "table_id": rows["id"], "seq": log_length, "client_id": data.get("id"),
+            "type": str(event["type"]), "payload": _row(event), "version": version, "result": answer,
+            "said": rows["said"], "created_at": moment, "undone": False, "checkpoint": None}).lastrowid
     else:
-        connection.execute(
-            "UPDATE bench_events SET undone = 1, undone_version = ?, undone_at = ?, undo_id = ?, "
-            "undo_result = ? WHERE id = ?", (version, moment, data.get("id"), answer, rows.get("latest")))
+        _sent(connection, store.MARK_UNDONE, {
+            "event_id": rows.get("latest"), "new_undone": True, "new_undone_version": version,
+            "new_undone_at": moment, "new_undo_id": data.get("id"), "new_undo_result": answer})
     if version % store.PRUNE_EVERY == 0:
-        for answers, at in (("result", "version"), ("undo_result", "undone_version")):
-            connection.execute(f"UPDATE bench_events SET {answers} = NULL WHERE table_id = ? AND {at} <= ? "
-                               f"AND {answers} IS NOT NULL", (rows["id"], version - store.ANSWERS_KEPT))
+        for statement in store.PRUNE_ANSWERS:
+            _sent(connection, statement, {"row_id": rows["id"], "upto": version - store.ANSWERS_KEPT})
     connection.execute("COMMIT")
     rows.update(version=version, in_effect=in_effect, log_length=log_length)
     return _answer(data)
+
+
+def _sent(connection, statement, params: dict):
+    """``statement`` (one of `companion.store`'s) run on the copies with ``params``, already encoded:
+    compiled for SQLite once, as `store._sent` does, its tables renamed (`_on_copies`)."""
+    key = (statement, tuple(params))
+    if key not in _forms:
+        from sqlalchemy.dialects import sqlite
+
+        compiled = statement.compile(dialect=sqlite.dialect(), column_keys=list(params))
+        _forms[key] = _on_copies(str(compiled)), compiled.positiontup
+    sql, order = _forms[key]
+    return connection.execute(sql, tuple(params[name] for name in order))
 
 
 def _first_tap_rows(connection, event: dict) -> dict:
@@ -161,26 +173,30 @@ def _first_tap_rows(connection, event: dict) -> dict:
 
     table_id = connection.execute("SELECT max(id) FROM tables").fetchone()[0]
     connection.execute("INSERT INTO bench_tables SELECT * FROM tables WHERE id = ?", (table_id,))
-    game, state = connection.execute("SELECT game, state FROM tables WHERE id = ?", (table_id,)).fetchone()
-    said = store.said(core.game(game), json.loads(state), event)
-    _tap_rows.update(id=table_id, version=0, in_effect=0, log_length=0, state=state,
-                     view=_row(core.view(game, json.loads(state))), said=_row(said))
+    game, encoded = connection.execute("SELECT game, state FROM tables WHERE id = ?", (table_id,)).fetchone()
+    state = json.loads(encoded)
+    _tap_rows.update(id=table_id, version=0, in_effect=0, log_length=0, state=encoded,
+                     view=_row(core.view(game, state)), said=_row(store.said(core.game(game), state, event)))
     return _tap_rows
 
 
 def _copy_tap_tables(connection) -> None:
     """``bench_tables`` and ``bench_events``, empty: the app's ``tables`` and ``events`` as its
     migrations made them (their columns, constraints and indexes, read from ``sqlite_master``)."""
-    import re
-
     for name in ("bench_events", "bench_tables"):
         connection.exec_driver_sql(f"DROP TABLE IF EXISTS {name}")
     schema = connection.exec_driver_sql(
         "SELECT sql FROM sqlite_master WHERE tbl_name IN ('tables', 'events') AND sql IS NOT NULL "
         "ORDER BY type DESC").scalars().all()  # the tables, then their indexes
     for sql in schema:
-        sql = re.sub(r"\b(tables|events)\b", r"bench_\1", sql)
-        connection.exec_driver_sql(re.sub(r"INDEX (\w+)", r"INDEX bench_\1", sql))
+        connection.exec_driver_sql(_on_copies(sql))
+
+
+def _on_copies(sql: str) -> str:
+    """``sql`` about the app's ``tables`` and ``events`` made about their copies, indexes renamed too."""
+    import re
+
+    return re.sub(r"INDEX (\w+)", r"INDEX bench_\1", re.sub(r"\b(tables|events)\b", r"bench_\1", sql))
 
 
 def _row(data: dict) -> str:

@@ -80,8 +80,7 @@ def measure(env: dict, seconds: float, rounds: int, kinds: dict) -> None:
 def _order(name: str) -> tuple:
     """The report's order: the floor's request, then the tap's, each part after the part it is in."""
     parts = ["request: floor", "request: durable floor", "  its commit", "request: bare", "request: tap rows",
-             "request: tap",
-             "  hooks before", "  the body", "  the write", "    the rules", "      an undo",
+             "request: tap", "  hooks before", "  the body", "  the write", "    the rules", "      an undo",
              "    the write's", "    one statement", "    the commit (SQLite", "    the commit (the driver",
              "    followers", "  hooks after"]
     return next((i for i, part in enumerate(parts) if name.startswith(part)), len(parts)), name
