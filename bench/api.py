@@ -90,8 +90,12 @@ def fan_out(base: str, followers: int, events: int) -> list[float]:
     sent = {}
     for i in range(1, events + 1):
         sent[i] = time.perf_counter()
-        call(base, f"/api/tables/{table['code']}/events",
-             {"id": f"f{i}", "type": "touched_early", "player": f"p{2 + i % 11}"}, secret=table["secret"])
+        call(
+            base,
+            f"/api/tables/{table['code']}/events",
+            {"id": f"f{i}", "type": "touched_early", "player": f"p{2 + i % 11}"},
+            secret=table["secret"],
+        )
         time.sleep(0.2)  # a table taps a few times a second at most
     for thread in threads:
         thread.join(30)

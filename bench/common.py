@@ -18,8 +18,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def free_port() -> int:
@@ -29,8 +35,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(env: dict | None = None, workers: int | None = None, floor: bool = False,
-            instance: str | None = None, log_copy: str | None = None):
+def serving(
+    env: dict | None = None,
+    workers: int | None = None,
+    floor: bool = False,
+    instance: str | None = None,
+    log_copy: str | None = None,
+):
     """``companion serve`` on a free port with its own instance folder (SQLite there, or DATABASE_URL
     from ``env``); yields (base URL, the server's master process). At the end, the lines of its log
     that say ERROR or Traceback are printed.
@@ -64,8 +75,9 @@ def serving(env: dict | None = None, workers: int | None = None, floor: bool = F
                     break
                 except OSError:
                     if time.monotonic() > deadline or process.poll() is not None:
-                        raise RuntimeError("the server did not start:\n"
-                                           + log_path.read_text(errors="replace")[-3000:]) from None
+                        raise RuntimeError(
+                            "the server did not start:\n" + log_path.read_text(errors="replace")[-3000:]
+                        ) from None
                     time.sleep(0.2)
             yield base, process
         finally:
@@ -74,8 +86,11 @@ def serving(env: dict | None = None, workers: int | None = None, floor: bool = F
             log.close()
             if log_copy:
                 shutil.copyfile(log_path, log_copy)
-            errors = [line for line in log_path.read_text(errors="replace").splitlines()
-                      if "ERROR" in line or "Traceback" in line]
+            errors = [
+                line
+                for line in log_path.read_text(errors="replace").splitlines()
+                if "ERROR" in line or "Traceback" in line
+            ]
             if errors:
                 print("server errors:\n  " + "\n  ".join(errors[:20]))
 
@@ -123,5 +138,7 @@ def server_cpu(master: int) -> float:
 def summary(label: str, values: list[float], unit: str = "ms") -> str:
     values = sorted(values)
     p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
-    return (f"{label:<44} n={len(values):<4} median {statistics.median(values):8.2f} {unit}"
-            f"   p95 {p95:8.2f} {unit}   min {values[0]:8.2f} {unit}")
+    return (
+        f"{label:<44} n={len(values):<4} median {statistics.median(values):8.2f} {unit}"
+        f"   p95 {p95:8.2f} {unit}   min {values[0]:8.2f} {unit}"
+    )

@@ -168,8 +168,9 @@ class Server:
         if self.workers:
             command += ["--workers", str(self.workers)]
         with open(self.log, "ab") as out:
-            self.process = subprocess.Popen(command, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                command, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
         self.starts += 1
 
     def wait_ready(self) -> None:
@@ -285,8 +286,9 @@ class Connection:
             self.connection = None
 
 
-def persist(connection: Connection, method: str, path: str, body: dict | None = None,
-            on_retry=None) -> tuple[int, dict | None, float, float]:
+def persist(
+    connection: Connection, method: str, path: str, body: dict | None = None, on_retry=None
+) -> tuple[int, dict | None, float, float]:
     """Send until an answer below 500 comes: (status, answer, when its attempt was sent, when it came).
     The very same body every time; ``on_retry(reason)`` hears of each attempt sent again."""
     deadline = time.monotonic() + TAP_SECONDS
@@ -406,8 +408,11 @@ class Referee(threading.Thread):
         """(path, body, stale on purpose): a legal write for the state last seen."""
         state = self.state
         players = {p["id"]: p for p in state["players"]}
-        touchable = [p["id"] for p in state["players"]
-                     if p["alive"] and p["dealt"] and not p["dealer"] and p["lives"] >= 2]
+        touchable = [
+            p["id"]
+            for p in state["players"]
+            if p["alive"] and p["dealt"] and not p["dealer"] and p["lives"] >= 2
+        ]
         may_lose = [pid for pid in state["play_order"] if players[pid]["lives"] >= 2]
         tap_id = f"r{self.index}-{number}"
         if self.active and (self.rng.randrange(UNDO_ONE_IN) == 0 or not (touchable or may_lose)):
@@ -437,7 +442,8 @@ class Referee(threading.Thread):
         self.stale_sent += stale
         self.reasons = set()
         status, answer, sent_at, received_at = persist(
-            self.connection, "POST", f"/api/tables/{self.code}/{path}", body, self._retried)
+            self.connection, "POST", f"/api/tables/{self.code}/{path}", body, self._retried
+        )
         self.retried += bool(self.reasons)
         doubt = bool(self.reasons & {"in doubt", "5xx"})
         self.in_doubt += doubt
@@ -537,8 +543,13 @@ def check_table(connection: Connection, referee: Referee) -> tuple[Counter, list
     wrong = [e["id"] for e in logged if e["id"] in by_id and (e["event"], e["version"]) != by_id[e["id"]]]
     fail("payload", len(wrong), f"{wrong[:10]}")
     phantom = [tap_id for tap_id in counts if tap_id not in by_id]
-    detail = [(tap_id, "refused" if tap_id in referee.refused else "sent" if tap_id in referee.sent
-               else "never sent") for tap_id in phantom]
+    detail = [
+        (
+            tap_id,
+            "refused" if tap_id in referee.refused else "sent" if tap_id in referee.sent else "never sent",
+        )
+        for tap_id in phantom
+    ]
     fail("phantom", len(phantom), f"{detail[:10]}")
 
     expected_undone = {event_id: version for _, event_id, version in referee.undos}
@@ -547,14 +558,20 @@ def check_table(connection: Connection, referee: Referee) -> tuple[Counter, list
     fail("undone", len(differ), f"{sorted(differ)[:10]}")
 
     writes = len(logged) + len(undone)
-    versions = {"table": table["version"], "history": history["version"], "log": log["version"],
-                "events + undos logged": writes,
-                "events + undos acknowledged": len(referee.events) + len(referee.undos),
-                "last answer": referee.version}
+    versions = {
+        "table": table["version"],
+        "history": history["version"],
+        "log": log["version"],
+        "events + undos logged": writes,
+        "events + undos acknowledged": len(referee.events) + len(referee.undos),
+        "last answer": referee.version,
+    }
     fail("version", len(set(versions.values())) != 1, f"{versions}")
 
-    replayed = core.view(log["game"], core.replay(log["game"], log["players"], log["options"],
-                                                  [e["event"] for e in log["events"]]))
+    replayed = core.view(
+        log["game"],
+        core.replay(log["game"], log["players"], log["options"], [e["event"] for e in log["events"]]),
+    )
     states = {"replay of /log": jsonable(replayed), "/log": log["state"], "last answer": referee.state}
     differing = [name for name, state in states.items() if state != table["state"]]
     active = [e["id"] for e in log["events"]]
@@ -583,8 +600,9 @@ def check_table(connection: Connection, referee: Referee) -> tuple[Counter, list
     try:
         for index in sorted(picks):
             path, body, first = answered[index]  # sent by the referee, with its secret
-            status, answer, _, _ = persist(referee.connection, "POST", f"/api/tables/{referee.code}/{path}",
-                                           body)
+            status, answer, _, _ = persist(
+                referee.connection, "POST", f"/api/tables/{referee.code}/{path}", body
+            )
             if status != (201 if path == "events" else 200) or digest(answer) != first:
                 differ.append(f"{body['id']} -> {status}")
     finally:
@@ -636,27 +654,34 @@ class Report:
     def text(self) -> str:
         rows = [
             ("kills (SIGKILL to the master and every worker)", self.kills),
-            ("taps acknowledged", f"{self.acknowledged}  (events 201: {self.events}, "
-                                  f"undos 200: {self.undos})"),
-            ("taps retried (the same id sent again)", f"{self.retried}  ({self.retries} attempts, "
-                                                      f"{self.server_errors} after a 5xx)"),
+            (
+                "taps acknowledged",
+                f"{self.acknowledged}  (events 201: {self.events}, undos 200: {self.undos})",
+            ),
+            (
+                "taps retried (the same id sent again)",
+                f"{self.retried}  ({self.retries} attempts, {self.server_errors} after a 5xx)",
+            ),
             ("  of which sent whole and unanswered (in doubt)", self.in_doubt),
-            ("    applied before the kill / by the retry / refused",
-             f"{self.seen['applied before the kill']} / {self.seen['applied by the retry']} / "
-             f"{self.doubt_refused}"),
+            (
+                "    applied before the kill / by the retry / refused",
+                f"{self.seen['applied before the kill']} / {self.seen['applied by the retry']} / "
+                f"{self.doubt_refused}",
+            ),
             ("old taps sent again at the end (late retries)", self.seen["late retries"]),
             ("stale versions sent on purpose / answered 409", f"{self.stale_sent} / {self.stale_refused}"),
             *((label, self.failures[check]) for check, label in CHECKS),
         ]
-        lines = [f"backend: {self.backend}",
-                 f"referees: {self.referees}, run: {self.seconds:.1f} s"]
+        lines = [f"backend: {self.backend}", f"referees: {self.referees}, run: {self.seconds:.1f} s"]
         lines += [f"{label:<55} {value}" for label, value in rows]
         if self.come_back:
             values = sorted(1e3 * v for v in self.come_back)
             p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
-            lines.append(f"{'come back after a kill (kill to first 201)':<55} n={len(values)}  "
-                         f"p50 {statistics.median(values):.0f} ms   p95 {p95:.0f} ms   "
-                         f"max {values[-1]:.0f} ms")
+            lines.append(
+                f"{'come back after a kill (kill to first 201)':<55} n={len(values)}  "
+                f"p50 {statistics.median(values):.0f} ms   p95 {p95:.0f} ms   "
+                f"max {values[-1]:.0f} ms"
+            )
         lines += [f"  ! {detail}" for detail in self.details[:30]]
         return "\n".join(lines)
 
@@ -700,8 +725,10 @@ def run(server: Server, referees: int = 10, kills: int = 50, seed: int = 1, back
             server.start()
             first = acks.wait(COME_BACK_SECONDS, stopped)
             if first is None:
-                report.details.append(f"after kill {report.kills}, nothing acknowledged in "
-                                      f"{COME_BACK_SECONDS:.0f} s:\n{server.tail()}")
+                report.details.append(
+                    f"after kill {report.kills}, nothing acknowledged in "
+                    f"{COME_BACK_SECONDS:.0f} s:\n{server.tail()}"
+                )
                 break
             report.come_back.append(first - killed_at)
     finally:
@@ -743,13 +770,15 @@ def logged(log: Path, text: str) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--referees", type=int, default=10)
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--postgres", action="store_true",
-                        help="start a throwaway PostgreSQL server (fsync on)")
+    parser.add_argument(
+        "--postgres", action="store_true", help="start a throwaway PostgreSQL server (fsync on)"
+    )
     parser.add_argument("--workers", type=int, default=None, help="server processes [serve's default]")
     args = parser.parse_args()
     become_subreaper()
@@ -778,10 +807,14 @@ def main() -> None:
             finally:
                 server.stop()
             print(report.text())
-            print(f"{'machine load average (1 min), before / after':<55} "
-                  f"{load_before:.2f} / {os.getloadavg()[0]:.2f}  ({os.cpu_count()} cores)")
-            print(f"{'server log: tracebacks / port still in use at start':<55} "
-                  f"{logged(log, 'Traceback')} / {logged(log, 'Connection in use')}")
+            print(
+                f"{'machine load average (1 min), before / after':<55} "
+                f"{load_before:.2f} / {os.getloadavg()[0]:.2f}  ({os.cpu_count()} cores)"
+            )
+            print(
+                f"{'server log: tracebacks / port still in use at start':<55} "
+                f"{logged(log, 'Traceback')} / {logged(log, 'Connection in use')}"
+            )
     finally:
         if cluster is not None:
             cluster.stop()

@@ -59,8 +59,11 @@ def existentiel_log(rng: random.Random):
         view = core.view("existentiel", state)
         for player in view["players"]:
             for kind in ("roll", "accept", "validate"):
-                supplied = {"roll": {"die": rng.randint(1, 6)}, "accept": {},
-                            "validate": {"success": rng.random() < 0.8}}[kind]
+                supplied = {
+                    "roll": {"die": rng.randint(1, 6)},
+                    "accept": {},
+                    "validate": {"success": rng.random() < 0.8},
+                }[kind]
                 event = {"type": kind, "player": player["id"], **supplied}
                 try:
                     state = core.apply("existentiel", state, event)
@@ -78,11 +81,17 @@ def gjdlv_log(rng: random.Random):
     blacks = [f"{r}{s}" for s in "SC" for r in ["A", *map(str, range(2, 11)), "J", "Q", "K"]]
     while not core.view("gjdlv", state)["over"]:
         for _ in range(12):
-            event = rng.choice([
-                {"type": "newborn", "player": rng.choice(["p1", "p2", "p3", "p4"]),
-                 "gf": rng.choice(reds), "gm": rng.choice(blacks)},
-                {"type": "abortion", "player": rng.choice(["p1", "p2", "p3", "p4"])},
-            ])
+            event = rng.choice(
+                [
+                    {
+                        "type": "newborn",
+                        "player": rng.choice(["p1", "p2", "p3", "p4"]),
+                        "gf": rng.choice(reds),
+                        "gm": rng.choice(blacks),
+                    },
+                    {"type": "abortion", "player": rng.choice(["p1", "p2", "p3", "p4"])},
+                ]
+            )
             try:
                 state = core.apply("gjdlv", state, event)
                 events.append(event)
@@ -179,8 +188,10 @@ def logs(seed: int = 2026) -> tuple:
 
 def apply_table(all_logs, rounds: int = ROUNDS, batch: int = BATCH) -> list[str]:
     """The apply table's lines: per game, each way's median and p95, and the ratios to in place."""
-    lines = [f"{'game':<12} {'events':>6} {'in place p50':>13} {'p95':>7} {'core.apply p50':>15} {'p95':>7} "
-             f"{'deepcopy p50':>13} {'p95':>7} {'deepcopy/in place':>18}"]
+    lines = [
+        f"{'game':<12} {'events':>6} {'in place p50':>13} {'p95':>7} {'core.apply p50':>15} {'p95':>7} "
+        f"{'deepcopy p50':>13} {'p95':>7} {'deepcopy/in place':>18}"
+    ]
     for name, players, options, events in all_logs:
         times = apply_times(name.split("/")[0], players, options, events, rounds, batch)
         medians = {way: statistics.median(values) for way, values in times.items()}
@@ -188,7 +199,8 @@ def apply_table(all_logs, rounds: int = ROUNDS, batch: int = BATCH) -> list[str]
             f"{name:<12} {len(events):>6} {medians['in place']:>10.1f} µs {p95(times['in place']):>7.1f} "
             f"{medians['core.apply']:>12.1f} µs {p95(times['core.apply']):>7.1f} "
             f"{medians['deepcopy']:>10.1f} µs {p95(times['deepcopy']):>7.1f} "
-            f"{medians['deepcopy'] / medians['in place']:>17.1f}x")
+            f"{medians['deepcopy'] / medians['in place']:>17.1f}x"
+        )
     return lines
 
 
@@ -198,17 +210,23 @@ def main() -> None:
     for line in apply_table(all_logs):
         print(line)
     print()
-    print(f"{'game':<12} {'events':>6} {'replay log':>12} {'per event':>11} "
-          f"{'undo (replay)':>14} {'view p50':>9} {'view max':>9}")
+    print(
+        f"{'game':<12} {'events':>6} {'replay log':>12} {'per event':>11} "
+        f"{'undo (replay)':>14} {'view p50':>9} {'view max':>9}"
+    )
     for name, players, options, events in all_logs:
         game = name.split("/")[0]
         replay = per_call(20, core.replay, game, players, options, events)
         undo = per_call(20, core.undo, game, players, options, events)
-        views = sorted(per_call(5, core.view, game, core.replay(game, players, options, events[:i]))
-                       for i in range(0, len(events), max(1, len(events) // 60)))
-        print(f"{name:<12} {len(events):>6} {replay * 1e3:>9.2f} ms {replay / len(events) * 1e6:>8.1f} µs "
-              f"{undo * 1e3:>11.2f} ms {views[len(views) // 2] * 1e3:>6.2f} ms "
-              f"{views[-1] * 1e3:>6.2f} ms")
+        views = sorted(
+            per_call(5, core.view, game, core.replay(game, players, options, events[:i]))
+            for i in range(0, len(events), max(1, len(events) // 60))
+        )
+        print(
+            f"{name:<12} {len(events):>6} {replay * 1e3:>9.2f} ms {replay / len(events) * 1e6:>8.1f} µs "
+            f"{undo * 1e3:>11.2f} ms {views[len(views) // 2] * 1e3:>6.2f} ms "
+            f"{views[-1] * 1e3:>6.2f} ms"
+        )
 
 
 if __name__ == "__main__":

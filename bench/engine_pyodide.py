@@ -64,8 +64,10 @@ def main() -> None:
         browser.close()
     print(f"Pyodide {result['version']} (Python {result['python']}) in Chromium {chromium}")
     for number, table in enumerate(result["runs"], 1):
-        print(f"apply one event, µs per event of the log (median and p95 over its events; best of "
-              f"{args.rounds} batches of {args.batch}), run {number}")
+        print(
+            f"apply one event, µs per event of the log (median and p95 over its events; best of "
+            f"{args.rounds} batches of {args.batch}), run {number}"
+        )
         print(table)
 
 

@@ -44,8 +44,10 @@ PLAYERS = ["Alice", "Bruno", "Chloé", "Dario", "Emma", "Farid", "Gina", "Hugo"]
 # The table each run opens (``--game``): its setup as POST /api/tables takes it.
 TABLES = {
     "morto": {"game": "morto", "players": PLAYERS, "options": {"lives": 9}},
-    "existentiel": {"game": "existentiel",
-                    "players": [{"name": name, "birth_month": 1 + n} for n, name in enumerate(PLAYERS[:4])]},
+    "existentiel": {
+        "game": "existentiel",
+        "players": [{"name": name, "birth_month": 1 + n} for n, name in enumerate(PLAYERS[:4])],
+    },
     "gjdlv": {"game": "gjdlv", "players": PLAYERS[:4]},
     "gjdlv-tracker": {"game": "gjdlv", "players": PLAYERS[:4], "options": {"mode": "tracker"}},
 }
@@ -109,8 +111,10 @@ class Wire:
         return [url for url, _, _ in self.rows if kind(url) == "runtime"]
 
     def detail(self) -> str:
-        return "\n".join(f"    {'idle ' if idle else 'load '}{size / 1024:7.1f} KB  {url.split('/', 3)[-1]}"
-                         for url, size, idle in sorted(self.rows, key=lambda row: (row[2], -row[1])))
+        return "\n".join(
+            f"    {'idle ' if idle else 'load '}{size / 1024:7.1f} KB  {url.split('/', 3)[-1]}"
+            for url, size, idle in sorted(self.rows, key=lambda row: (row[2], -row[1]))
+        )
 
 
 def first_load(browser, base: str, path: str, referee: bool) -> tuple[dict, Wire]:
@@ -147,8 +151,12 @@ def warm_start(browser, base: str, path: str, rounds: int) -> tuple[list, list, 
         runtime.append(float(page.get_attribute("#sync", "data-runtime-ms")))
         stages.append(page.evaluate("performance.getEntriesByName('arbitre:engine-ready')[0]?.detail || {}"))
         stdlib = page.evaluate("fetch('/engine/bundle.json').then((response) => response.json())")["stdlib"]
-        bare.append({"stock": page.evaluate(BARE_PYODIDE, [base, None]),
-                     "app": page.evaluate(BARE_PYODIDE, [base, stdlib])})
+        bare.append(
+            {
+                "stock": page.evaluate(BARE_PYODIDE, [base, None]),
+                "app": page.evaluate(BARE_PYODIDE, [base, stdlib]),
+            }
+        )
     context.close()
     return engine, runtime, usable, bare, stages
 
@@ -184,12 +192,17 @@ def main() -> None:
         follower, follower_wire = first_load(browser, base, f"/t/{table['code']}", referee=False)
         engine, runtime, usable, bare, stages = warm_start(browser, base, referee_path, args.rounds)
         browser.close()
-    print(f"floor: a bare static file (/static/icons/icon.svg): {kb(floor_bytes)}, "
-          f"loaded in {floor_ms:.1f} ms")
-    for name, totals, wire in (("referee page (/r/<code>)", referee, referee_wire),
-                               ("table view (/t/<code>)", follower, follower_wire)):
-        print(f"first load, {name:<26} shell {kb(totals['shell'])}   engine bundle {kb(totals['bundle'])}"
-              f"   Pyodide runtime {kb(totals['runtime'])}")
+    print(
+        f"floor: a bare static file (/static/icons/icon.svg): {kb(floor_bytes)}, loaded in {floor_ms:.1f} ms"
+    )
+    for name, totals, wire in (
+        ("referee page (/r/<code>)", referee, referee_wire),
+        ("table view (/t/<code>)", follower, follower_wire),
+    ):
+        print(
+            f"first load, {name:<26} shell {kb(totals['shell'])}   engine bundle {kb(totals['bundle'])}"
+            f"   Pyodide runtime {kb(totals['runtime'])}"
+        )
         print(f"  then, once loaded and idle, the rest of the app (precache): {kb(totals['idle'])}")
         if args.detail:
             print(wire.detail())
@@ -204,13 +217,23 @@ def main() -> None:
     print(summary("floor: bare loadPyodide(), app stdlib, warm", [row["app"] for row in bare]))
     print(summary("page usable (players drawn), warm", usable))
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "floor_bytes": floor_bytes, "floor_ms": floor_ms, "referee": referee, "follower": follower,
-            "follower_runtime_requests": follower_wire.runtime_requests(),
-            "engine_ms": statistics.median(engine), "runtime_ms": statistics.median(runtime),
-            "bare_pyodide_ms": statistics.median(row["stock"] for row in bare),
-            "bare_pyodide_app_stdlib_ms": statistics.median(row["app"] for row in bare),
-            "usable_ms": statistics.median(usable)}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "floor_bytes": floor_bytes,
+                    "floor_ms": floor_ms,
+                    "referee": referee,
+                    "follower": follower,
+                    "follower_runtime_requests": follower_wire.runtime_requests(),
+                    "engine_ms": statistics.median(engine),
+                    "runtime_ms": statistics.median(runtime),
+                    "bare_pyodide_ms": statistics.median(row["stock"] for row in bare),
+                    "bare_pyodide_app_stdlib_ms": statistics.median(row["app"] for row in bare),
+                    "usable_ms": statistics.median(usable),
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -128,19 +128,50 @@ def tap_rows_floor():
     log_length, in_effect = rows["log_length"] + int(appended), rows["in_effect"] + (1 if appended else -1)
     answer = f'{{"version":{version},"state":{rows["view"]}}}'
     connection.execute("BEGIN IMMEDIATE")
-    _sent(connection, store.MOVE_TABLE, {
-        "row_id": rows["id"], "read_version": rows["version"], "new_version": version,
-        "new_state": rows["state"], "new_updated_at": moment, "new_log_length": log_length,
-        "new_in_effect": in_effect})
+    _sent(
+        connection,
+        store.MOVE_TABLE,
+        {
+            "row_id": rows["id"],
+            "read_version": rows["version"],
+            "new_version": version,
+            "new_state": rows["state"],
+            "new_updated_at": moment,
+            "new_log_length": log_length,
+            "new_in_effect": in_effect,
+        },
+    )
     if appended:
-        rows["latest"] = _sent(connection, store.INSERT_EVENT, {
-            "table_id": rows["id"], "seq": log_length, "client_id": data.get("id"),
-            "type": str(event["type"]), "payload": _row(event), "version": version, "result": answer,
-            "said": rows["said"], "created_at": moment, "undone": False, "checkpoint": None}).lastrowid
+        rows["latest"] = _sent(
+            connection,
+            store.INSERT_EVENT,
+            {
+                "table_id": rows["id"],
+                "seq": log_length,
+                "client_id": data.get("id"),
+                "type": str(event["type"]),
+                "payload": _row(event),
+                "version": version,
+                "result": answer,
+                "said": rows["said"],
+                "created_at": moment,
+                "undone": False,
+                "checkpoint": None,
+            },
+        ).lastrowid
     else:
-        _sent(connection, store.MARK_UNDONE, {
-            "event_id": rows.get("latest"), "new_undone": True, "new_undone_version": version,
-            "new_undone_at": moment, "new_undo_id": data.get("id"), "new_undo_result": answer})
+        _sent(
+            connection,
+            store.MARK_UNDONE,
+            {
+                "event_id": rows.get("latest"),
+                "new_undone": True,
+                "new_undone_version": version,
+                "new_undone_at": moment,
+                "new_undo_id": data.get("id"),
+                "new_undo_result": answer,
+            },
+        )
     if version % store.PRUNE_EVERY == 0:
         for statement in store.PRUNE_ANSWERS:
             _sent(connection, statement, {"row_id": rows["id"], "upto": version - store.ANSWERS_KEPT})
@@ -175,8 +206,15 @@ def _first_tap_rows(connection, event: dict) -> dict:
     connection.execute("INSERT INTO bench_tables SELECT * FROM tables WHERE id = ?", (table_id,))
     game, encoded = connection.execute("SELECT game, state FROM tables WHERE id = ?", (table_id,)).fetchone()
     state = json.loads(encoded)
-    _tap_rows.update(id=table_id, version=0, in_effect=0, log_length=0, state=encoded,
-                     view=_row(core.view(game, state)), said=_row(store.said(core.game(game), state, event)))
+    _tap_rows.update(
+        id=table_id,
+        version=0,
+        in_effect=0,
+        log_length=0,
+        state=encoded,
+        view=_row(core.view(game, state)),
+        said=_row(store.said(core.game(game), state, event)),
+    )
     return _tap_rows
 
 
@@ -185,9 +223,14 @@ def _copy_tap_tables(connection) -> None:
     migrations made them (their columns, constraints and indexes, read from ``sqlite_master``)."""
     for name in ("bench_events", "bench_tables"):
         connection.exec_driver_sql(f"DROP TABLE IF EXISTS {name}")
-    schema = connection.exec_driver_sql(
-        "SELECT sql FROM sqlite_master WHERE tbl_name IN ('tables', 'events') AND sql IS NOT NULL "
-        "ORDER BY type DESC").scalars().all()  # the tables, then their indexes
+    schema = (
+        connection.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE tbl_name IN ('tables', 'events') AND sql IS NOT NULL "
+            "ORDER BY type DESC"
+        )
+        .scalars()
+        .all()
+    )  # the tables, then their indexes
     for sql in schema:
         connection.exec_driver_sql(_on_copies(sql))
 
@@ -237,9 +280,12 @@ def install_timers(app) -> None:
 
         setattr(owner, attribute, wrapper)
 
-    kinds = {FLOOR_PATH: "request: floor", DURABLE_FLOOR_PATH: "request: durable floor",
-             BARE_DURABLE_FLOOR_PATH: "request: bare durable floor",
-             TAP_ROWS_FLOOR_PATH: "request: tap rows floor"}
+    kinds = {
+        FLOOR_PATH: "request: floor",
+        DURABLE_FLOOR_PATH: "request: durable floor",
+        BARE_DURABLE_FLOOR_PATH: "request: bare durable floor",
+        TAP_ROWS_FLOOR_PATH: "request: tap rows floor",
+    }
 
     def kind() -> str:
         return kinds.get(request.path, "request: tap")
@@ -279,10 +325,12 @@ def run_server(argv: list[str]) -> None:
             app.add_url_rule(FLOOR_PATH, "bench_floor", floor, methods=["POST"])
             app.add_url_rule(DURABLE_FLOOR_PATH, "bench_durable_floor", durable_floor, methods=["POST"])
             if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
-                app.add_url_rule(BARE_DURABLE_FLOOR_PATH, "bench_bare_durable_floor", bare_durable_floor,
-                                 methods=["POST"])
-                app.add_url_rule(TAP_ROWS_FLOOR_PATH, "bench_tap_rows_floor", tap_rows_floor,
-                                 methods=["POST"])
+                app.add_url_rule(
+                    BARE_DURABLE_FLOOR_PATH, "bench_bare_durable_floor", bare_durable_floor, methods=["POST"]
+                )
+                app.add_url_rule(
+                    TAP_ROWS_FLOOR_PATH, "bench_tap_rows_floor", tap_rows_floor, methods=["POST"]
+                )
             if os.environ.get("ARBITRE_BENCH_TIMERS"):
                 install_timers(app)
             return app

@@ -80,8 +80,12 @@ def build(sizes: list[int]) -> dict[int, dict]:
             kept = min(KEPT_MAX, size // 2)
             version = 0
             for n in range(size):
-                body = {"id": f"e{n}", "type": "touched_early", "player": f"p{2 + n % 11}",
-                        "version": version}
+                body = {
+                    "id": f"e{n}",
+                    "type": "touched_early",
+                    "player": f"p{2 + n % 11}",
+                    "version": version,
+                }
                 version = store.append_event(table_id, body)["version"]
                 if n >= kept:
                     version = store.undo(table_id, {"id": f"u{n}", "version": version})["version"]
@@ -89,8 +93,11 @@ def build(sizes: list[int]) -> dict[int, dict]:
                     print(f"  ... {n + 1} events in {time.perf_counter() - started:.0f} s", flush=True)
             tables[size] = {"code": code, "secret": secret, "version": version}
             elapsed = time.perf_counter() - started
-            print(f"built {size:>7} events ({kept} in effect, version {version}) in {elapsed:7.1f} s"
-                  f"   ({elapsed / max(version, 1) * 1e3:.2f} ms per write)", flush=True)
+            print(
+                f"built {size:>7} events ({kept} in effect, version {version}) in {elapsed:7.1f} s"
+                f"   ({elapsed / max(version, 1) * 1e3:.2f} ms per write)",
+                flush=True,
+            )
         # What PostgreSQL's own upkeep does to a table that grew (autovacuum analyzes it within a
         # minute): the planner's statistics, so that it picks the partial indexes; the server measured
         # below would otherwise plan for the empty tables the build started from. (SQLite keeps no
@@ -147,14 +154,22 @@ def measure(base: str, tables: dict[int, dict], repeats: int) -> tuple[dict, dic
             prefix = f"/api/tables/{code}"
             figures = {}
             status, ms, answer, length = client.send(
-                "POST", f"{prefix}/events",
-                {"id": f"m{repeat}", "type": "touched_early", "player": f"p{2 + repeat % 11}",
-                 "version": table["version"]}, secret)
+                "POST",
+                f"{prefix}/events",
+                {
+                    "id": f"m{repeat}",
+                    "type": "touched_early",
+                    "player": f"p{2 + repeat % 11}",
+                    "version": table["version"],
+                },
+                secret,
+            )
             assert status == 201, (size, status, answer)
             figures["tap"] = (ms, length)
             table["version"] = answer["version"]
             status, ms, answer, length = client.send(
-                "POST", f"{prefix}/undo", {"id": f"n{repeat}", "version": table["version"]}, secret)
+                "POST", f"{prefix}/undo", {"id": f"n{repeat}", "version": table["version"]}, secret
+            )
             assert status == 200, (size, status, answer)
             figures["undo"] = (ms, length)
             table["version"] = answer["version"]
@@ -167,14 +182,17 @@ def measure(base: str, tables: dict[int, dict], repeats: int) -> tuple[dict, dic
             status, ms, answer, length = client.send("GET", f"{prefix}/history{history_query}")
             if 400 <= status < 500 and history_query:
                 code_ = (answer or {}).get("error", {}).get("code")
-                notes.append(f"GET /history{history_query} answered {status} ({code_}): "
-                             "the whole /history is measured")
+                notes.append(
+                    f"GET /history{history_query} answered {status} ({code_}): the whole /history is measured"
+                )
                 history_query = ""
                 status, ms, answer, length = client.send("GET", f"{prefix}/history")
             assert status == 200, (size, status, answer)
             if history_query and repeat == 0 and len(answer["events"]) > 50:
-                notes.append(f"GET /history?limit=50 answered {len(answer['events'])} entries for size "
-                             f"{size}: the limit is ignored (the whole history is measured)")
+                notes.append(
+                    f"GET /history?limit=50 answered {len(answer['events'])} entries for size "
+                    f"{size}: the limit is ignored (the whole history is measured)"
+                )
             figures["history"] = (ms, length)
             if repeat:
                 for kind, (ms, length) in figures.items():
@@ -192,16 +210,19 @@ def report(times: dict, lengths: dict, notes: list[str]) -> None:
     base = min(times)
     for note in dict.fromkeys(notes):
         print("note:", note)
-    print(f"{'size':>7} {'kind':<10} {'median ms':>9} {'p95 ms':>8} {'x median':>8} {'x p95':>7}"
-          f" {'answer':>10}")
+    print(
+        f"{'size':>7} {'kind':<10} {'median ms':>9} {'p95 ms':>8} {'x median':>8} {'x p95':>7} {'answer':>10}"
+    )
     for kind in KINDS:
         for size in sorted(times):
             values = times[size][kind]
             first = times[base][kind]
-            print(f"{size:>7} {kind:<10} {statistics.median(values):9.2f} {p95(values):8.2f} "
-                  f"{statistics.median(values) / statistics.median(first):8.2f} "
-                  f"{p95(values) / p95(first):7.2f} "
-                  f"{lengths[size][kind]:>9,}B")
+            print(
+                f"{size:>7} {kind:<10} {statistics.median(values):9.2f} {p95(values):8.2f} "
+                f"{statistics.median(values) / statistics.median(first):8.2f} "
+                f"{p95(values) / p95(first):7.2f} "
+                f"{lengths[size][kind]:>9,}B"
+            )
         print()
 
 
@@ -241,8 +262,9 @@ def run(backend: str, sizes: list[int], repeats: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="10,100,1000,10000,100000", help="comma-separated log lengths")
     parser.add_argument("--repeats", type=int, default=30, help="measured requests per size and kind")
     backend = parser.add_mutually_exclusive_group()

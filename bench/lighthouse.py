@@ -35,8 +35,9 @@ CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu"
 
 def install() -> None:
     if not CLI.exists():
-        subprocess.run(["npm", "ci", "--prefix", str(FOLDER), "--no-audit", "--no-fund", "--loglevel=error"],
-                       check=True)
+        subprocess.run(
+            ["npm", "ci", "--prefix", str(FOLDER), "--no-audit", "--no-fund", "--loglevel=error"], check=True
+        )
 
 
 def version() -> str:
@@ -49,26 +50,58 @@ def tables(base: str) -> dict[str, dict]:
     names = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
     morto = call(base, "/api/tables", {"game": "morto", "players": names})
     for n in range(3):
-        call(base, f"/api/tables/{morto['code']}/events",
-             {"id": f"m{n}", "type": "touched_early", "player": "p3"}, morto["secret"])
+        call(
+            base,
+            f"/api/tables/{morto['code']}/events",
+            {"id": f"m{n}", "type": "touched_early", "player": "p3"},
+            morto["secret"],
+        )
     made["morto"] = morto
-    existentiel = call(base, "/api/tables", {"game": "existentiel", "players": [
-        {"name": "Inès", "birth_month": 3}, {"name": "Jules", "birth_month": 11}]})
-    call(base, f"/api/tables/{existentiel['code']}/events",
-         {"id": "e1", "type": "roll", "player": "p1", "die": 4}, existentiel["secret"])
+    existentiel = call(
+        base,
+        "/api/tables",
+        {
+            "game": "existentiel",
+            "players": [{"name": "Inès", "birth_month": 3}, {"name": "Jules", "birth_month": 11}],
+        },
+    )
+    call(
+        base,
+        f"/api/tables/{existentiel['code']}/events",
+        {"id": "e1", "type": "roll", "player": "p1", "die": 4},
+        existentiel["secret"],
+    )
     made["existentiel"] = existentiel
     gjdlv = call(base, "/api/tables", {"game": "gjdlv", "players": ["Alice", "Basile", "Camille"]})
-    call(base, f"/api/tables/{gjdlv['code']}/events",
-         {"id": "g1", "type": "newborn", "player": "p1", "gf": "5H", "gm": "3S"}, gjdlv["secret"])
+    call(
+        base,
+        f"/api/tables/{gjdlv['code']}/events",
+        {"id": "g1", "type": "newborn", "player": "p1", "gf": "5H", "gm": "3S"},
+        gjdlv["secret"],
+    )
     made["gjdlv"] = gjdlv
     return made
 
 
 def lighthouse(url: str) -> dict[str, float]:
-    command = ["node", str(CLI), url, "--output=json", "--output-path=stdout", "--quiet",
-               f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={CHROME_FLAGS}"]
-    done = subprocess.run(command, env={**os.environ, "CHROME_PATH": CHROMIUM}, capture_output=True,
-                          text=True, check=False, timeout=300)
+    command = [
+        "node",
+        str(CLI),
+        url,
+        "--output=json",
+        "--output-path=stdout",
+        "--quiet",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={CHROME_FLAGS}",
+    ]
+    done = subprocess.run(
+        command,
+        env={**os.environ, "CHROME_PATH": CHROMIUM},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"lighthouse failed on {url}:\n{done.stderr[-2000:]}")
     report = json.loads(done.stdout)
@@ -86,8 +119,11 @@ def lighthouse(url: str) -> dict[str, float]:
 def _failed(report: dict, category: str) -> list[str]:
     """The audits of a category that count and did not pass (what costs points)."""
     refs = report["categories"][category]["auditRefs"]
-    return [ref["id"] for ref in refs
-            if ref.get("weight", 0) > 0 and report["audits"][ref["id"]].get("score") not in (None, 1)]
+    return [
+        ref["id"]
+        for ref in refs
+        if ref.get("weight", 0) > 0 and report["audits"][ref["id"]].get("score") not in (None, 1)
+    ]
 
 
 def main() -> None:
@@ -104,12 +140,16 @@ def main() -> None:
             pages[f"referee ({game})"] = f"{base}/r/{table['code']}#s={table['secret']}"
             pages[f"table view ({game})"] = f"{base}/t/{table['code']}"
         print(f"lighthouse {version()}, mobile (default), Chromium {CHROMIUM}, {args.runs} run(s) per page")
-        print(f"{'page':<26}" + "".join(f"{name:>16}" for name in CATEGORIES)
-              + "   FCP ms  LCP ms  TBT ms    CLS")
+        print(
+            f"{'page':<26}"
+            + "".join(f"{name:>16}" for name in CATEGORIES)
+            + "   FCP ms  LCP ms  TBT ms    CLS"
+        )
         for name, url in pages.items():
             runs = [lighthouse(url) for _ in range(args.runs)]
-            figures = {key: statistics.median(run[key] for run in runs)
-                       for key in runs[0] if key != "failing"}
+            figures = {
+                key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "failing"
+            }
             figures["failing"] = sorted({audit for run in runs for audit in run["failing"]})
             results[name] = figures
             times = "".join(f" {figures[key]:>7g}" for key in ("fcp_ms", "lcp_ms", "tbt_ms"))

@@ -102,8 +102,9 @@ class Usage:
 
 
 def post(base: str, path: str, body: dict) -> dict:
-    request = urllib.request.Request(base + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
 
@@ -137,9 +138,11 @@ class Referee:
             path, body = "undo", {"id": f"u{self.count}"}
         body["version"] = self.version
         data = json.dumps(body).encode()
-        head = (f"POST /api/tables/{self.table['code']}/{path} HTTP/1.1\r\nHost: {HOST}\r\n"
-                f"Content-Type: application/json\r\nAuthorization: Bearer {self.table['secret']}\r\n"
-                f"Content-Length: {len(data)}\r\n\r\n").encode()
+        head = (
+            f"POST /api/tables/{self.table['code']}/{path} HTTP/1.1\r\nHost: {HOST}\r\n"
+            f"Content-Type: application/json\r\nAuthorization: Bearer {self.table['secret']}\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n"
+        ).encode()
         sent = time.perf_counter()
         for attempt in range(3):  # a retry carries the same id: applied once
             try:
@@ -161,8 +164,9 @@ class Referee:
         return self.index, self.version, sent, answered
 
 
-async def referees_tap(port: int, tables: list[dict], seconds: float, interval: float,
-                       referees: list[Referee] | None = None) -> list[tuple[int, int, float, float]]:
+async def referees_tap(
+    port: int, tables: list[dict], seconds: float, interval: float, referees: list[Referee] | None = None
+) -> list[tuple[int, int, float, float]]:
     referees = referees or [Referee(port, table, i) for i, table in enumerate(tables)]
     for referee in referees:
         referee.connection = None  # each phase has its own event loop
@@ -190,8 +194,10 @@ async def follow(port: int, code: str, address: str, heard: list, opened: asynci
         opened.set()
         return f"connect: {error.strerror or error}"
     try:
-        writer.write(f"GET /api/tables/{code}/stream HTTP/1.1\r\nHost: {HOST}\r\n"
-                     f"Accept: text/event-stream\r\n\r\n".encode())
+        writer.write(
+            f"GET /api/tables/{code}/stream HTTP/1.1\r\nHost: {HOST}\r\n"
+            f"Accept: text/event-stream\r\n\r\n".encode()
+        )
         status, _ = await read_head(reader)
         if status != 200:
             opened.set()
@@ -209,8 +215,9 @@ async def follow(port: int, code: str, address: str, heard: list, opened: asynci
         writer.close()
 
 
-def follower_process(port: int, phones: list[tuple[int, str, str]], rate: float, ready, stop,
-                     results) -> None:
+def follower_process(
+    port: int, phones: list[tuple[int, str, str]], rate: float, ready, stop, results
+) -> None:
     """Hold ``phones`` (table index, code, address) open until ``stop``; report what each heard."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -244,9 +251,14 @@ class Crowd:
         self.ready, self.results, self.stop = context.Queue(), context.Queue(), context.Event()
         shares = [phones[i::processes] for i in range(processes)]
         self.processes = [
-            context.Process(target=follower_process, daemon=True,
-                            args=(port, share, rate / processes, self.ready, self.stop, self.results))
-            for share in shares if share]
+            context.Process(
+                target=follower_process,
+                daemon=True,
+                args=(port, share, rate / processes, self.ready, self.stop, self.results),
+            )
+            for share in shares
+            if share
+        ]
 
     def open(self) -> int:
         for process in self.processes:
@@ -275,9 +287,11 @@ def addresses(first: int):
 def line(label: str, values: list[float], unit: str = "ms") -> str:
     if not values:
         return f"{label:<46} n=0"
-    return (f"{label:<46} n={len(values):<6} p50 {percentile(values, .5):8.1f} {unit}  p95 "
-            f"{percentile(values, .95):8.1f} {unit}  p99 {percentile(values, .99):8.1f} {unit}"
-            f"  max {max(values):8.1f} {unit}")
+    return (
+        f"{label:<46} n={len(values):<6} p50 {percentile(values, 0.5):8.1f} {unit}  p95 "
+        f"{percentile(values, 0.95):8.1f} {unit}  p99 {percentile(values, 0.99):8.1f} {unit}"
+        f"  max {max(values):8.1f} {unit}"
+    )
 
 
 def fan_out(taps, heard, tables: int) -> tuple[list[float], int, int, int]:
@@ -316,8 +330,10 @@ def fan_out(taps, heard, tables: int) -> tuple[list[float], int, int, int]:
 
 def run(args, base: str, master: int) -> None:
     port = int(base.rsplit(":", 1)[1])
-    tables = [post(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
-              for _ in range(args.tables)]
+    tables = [
+        post(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
+        for _ in range(args.tables)
+    ]
     referees = [Referee(port, table, i) for i, table in enumerate(tables)]
     # Unmeasured: every worker opens its pool of database connections (a PostgreSQL connection is a
     # process) and warms its caches, so the first phase is not charged for it.
@@ -328,8 +344,11 @@ def run(args, base: str, master: int) -> None:
     print(f"{len(tables)} tables, one referee each, a tap every {args.interval:g} s on average per table")
     print(line("tap round trip, no follower", [(a - s) * 1e3 for _, _, s, a in alone]), usage)
 
-    phones = [(i, table["code"], address) for i, table in enumerate(tables)
-              for address in [next(ADDRESSES) for _ in range(args.followers)]]
+    phones = [
+        (i, table["code"], address)
+        for i, table in enumerate(tables)
+        for address in [next(ADDRESSES) for _ in range(args.followers)]
+    ]
     before = rss_bytes(master)
     started = time.perf_counter()
     crowd = Crowd(port, phones, args.clients, args.arrivals)
@@ -337,19 +356,24 @@ def run(args, base: str, master: int) -> None:
     took = time.perf_counter() - started
     time.sleep(2)
     after = rss_bytes(master)
-    print(f"followers: {opened} of {len(phones)} streams opened in {took:.1f} s; server RSS "
-          f"{before / 2**20:.0f} -> {after / 2**20:.0f} MiB: "
-          f"{(after - before) / max(opened, 1) / 1024:.1f} KiB per open stream")
+    print(
+        f"followers: {opened} of {len(phones)} streams opened in {took:.1f} s; server RSS "
+        f"{before / 2**20:.0f} -> {after / 2**20:.0f} MiB: "
+        f"{(after - before) / max(opened, 1) / 1024:.1f} KiB per open stream"
+    )
     with Usage(master) as usage:
         with_followers = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
     time.sleep(3)  # the last taps reach their followers
     heard = crowd.close()
-    print(line(f"tap round trip, {opened} followers", [(a - s) * 1e3 for _, _, s, a in with_followers]),
-          usage)
+    print(
+        line(f"tap round trip, {opened} followers", [(a - s) * 1e3 for _, _, s, a in with_followers]), usage
+    )
     lags, missed, doubled, disorder = fan_out(with_followers, heard, len(tables))
     print(line("tap answered -> last follower of its table", lags))
-    print(f"{'versions missed / doubled / out of order':<46} {missed} / {doubled} / {disorder}"
-          f"   (over {len(with_followers)} taps x {args.followers} followers)")
+    print(
+        f"{'versions missed / doubled / out of order':<46} {missed} / {doubled} / {disorder}"
+        f"   (over {len(with_followers)} taps x {args.followers} followers)"
+    )
     ended = [reason for _, _, reason in heard if reason]
     print(f"{'streams that ended early':<46} {len(ended)} {sorted(set(ended))[:3]}")
 
@@ -367,8 +391,10 @@ def idle(args, port: int, master: int, tables: list[dict], referees: list[Refere
     took = time.perf_counter() - started
     time.sleep(2)
     after = rss_bytes(master)
-    print(f"idle: {opened} of {args.idle} streams opened in {took:.1f} s; server RSS {before / 2**20:.0f} -> "
-          f"{after / 2**20:.0f} MiB: {(after - before) / max(opened, 1) / 1024:.1f} KiB per open stream")
+    print(
+        f"idle: {opened} of {args.idle} streams opened in {took:.1f} s; server RSS {before / 2**20:.0f} -> "
+        f"{after / 2**20:.0f} MiB: {(after - before) / max(opened, 1) / 1024:.1f} KiB per open stream"
+    )
     time.sleep(args.hold)
     chosen = random.Random(1).sample(referees, min(20, len(referees)))
 
@@ -385,8 +411,9 @@ def idle(args, port: int, master: int, tables: list[dict], referees: list[Refere
     time.sleep(3)
     heard = crowd.close()
     ended = [reason for _, _, reason in heard if reason]
-    print(f"idle: held {args.hold:g} s; streams refused or ended early: {len(ended)} "
-          f"{sorted(set(ended))[:3]}")
+    print(
+        f"idle: held {args.hold:g} s; streams refused or ended early: {len(ended)} {sorted(set(ended))[:3]}"
+    )
     print(line(f"tap round trip, {opened} idle streams open", [(a - s) * 1e3 for _, _, s, a in tapped]))
     lags, missed, doubled, _ = fan_out(tapped, heard, len(tables))
     per_table = args.idle // len(tables)
@@ -398,8 +425,9 @@ ADDRESSES = addresses(1)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--followers", type=int, default=8, help="per table")
     parser.add_argument("--seconds", type=float, default=30, help="of tapping, in each phase")
@@ -427,8 +455,10 @@ def main() -> None:
         with serve(env, args.workers) as (base, master):
             workers = len(server_workers(master))
             backend = "PostgreSQL (fsync on)" if args.postgres else "SQLite (WAL, synchronous=FULL)"
-            print(f"backend: {backend}; server: gunicorn + gevent, {workers} workers; "
-                  f"{os.cpu_count()} cores shared with the clients")
+            print(
+                f"backend: {backend}; server: gunicorn + gevent, {workers} workers; "
+                f"{os.cpu_count()} cores shared with the clients"
+            )
             run(args, base, master)
     finally:
         if cluster:

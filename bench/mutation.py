@@ -38,8 +38,15 @@ RELIABILITY = ROOT / "docs" / "RELIABILITY.md"
 MODULES = ("engine.core", "engine.messages", "engine.morto", "engine.existentiel", "engine.gjdlv")
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code), reduced to what the score needs.
-KILLED = {1: "killed", 3: "killed",
-          36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}
+KILLED = {
+    1: "killed",
+    3: "killed",
+    36: "timeout",
+    24: "timeout",
+    -24: "timeout",
+    152: "timeout",
+    255: "timeout",
+}
 SURVIVED = {0: "survived"}
 NO_TESTS = {5: "no tests", 33: "no tests"}
 
@@ -78,8 +85,10 @@ def equivalents() -> set[str]:
 
 def report(found: dict[str, str], show_survivors: bool) -> int:
     equivalent = equivalents()
-    print(f"{'module':<20}{'killed':>8}{'timeout':>8}{'survived':>9}{'no tests':>9}{'other':>7}{'total':>7}"
-          f"{'score':>8}{'equiv.':>8}{'score w/o equiv.':>18}")
+    print(
+        f"{'module':<20}{'killed':>8}{'timeout':>8}{'survived':>9}{'no tests':>9}{'other':>7}{'total':>7}"
+        f"{'score':>8}{'equiv.':>8}{'score w/o equiv.':>18}"
+    )
     rows = [*MODULES, "all"]
     worst = 100.0
     for module in rows:
@@ -94,34 +103,45 @@ def report(found: dict[str, str], show_survivors: bool) -> int:
         real_score = 100 * killed / real if real else 100.0
         if module != "all" and total:
             worst = min(worst, real_score)
-        print(f"{module:<20}{counts['killed']:>8}{counts['timeout']:>8}{counts['survived']:>9}"
-              f"{counts['no tests']:>9}{other:>7}{total:>7}{score:>7.1f}%{equiv:>8}{real_score:>17.1f}%")
+        print(
+            f"{module:<20}{counts['killed']:>8}{counts['timeout']:>8}{counts['survived']:>9}"
+            f"{counts['no tests']:>9}{other:>7}{total:>7}{score:>7.1f}%{equiv:>8}{real_score:>17.1f}%"
+        )
     stale = sorted(n for n in equivalent if found.get(n) != "survived")
     if stale:
-        print("\nlisted as equivalent but not a survivor now (check docs/RELIABILITY.md): "
-              + ", ".join(stale))
+        print(
+            "\nlisted as equivalent but not a survivor now (check docs/RELIABILITY.md): " + ", ".join(stale)
+        )
     survivors = sorted(n for n, s in found.items() if s not in ("killed", "timeout") and n not in equivalent)
-    print(f"\n{len(survivors)} mutants neither killed nor listed as equivalent"
-          + (":" if survivors else "."))
+    print(f"\n{len(survivors)} mutants neither killed nor listed as equivalent" + (":" if survivors else "."))
     for name in survivors:
         print(f"  {name}: {found[name]}")
         if show_survivors:
-            diff = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=ROOT,
-                                  capture_output=True, text=True).stdout
+            diff = subprocess.run(
+                [sys.executable, "-m", "mutmut", "show", name], cwd=ROOT, capture_output=True, text=True
+            ).stdout
             print("\n".join("      " + line for line in diff.splitlines()[1:] if line.strip()))
     return 0 if not found or worst >= 98.0 else 1
 
 
 def run(jobs: int, timeout: float, names: list[str]) -> None:
     command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names]
-    print(f"$ {' '.join(command[1:4])} ... in {SCRATCH.relative_to(ROOT)}/ (nice, {jobs} workers)",
-          flush=True)
+    print(
+        f"$ {' '.join(command[1:4])} ... in {SCRATCH.relative_to(ROOT)}/ (nice, {jobs} workers)", flush=True
+    )
     SCRATCH.mkdir(exist_ok=True)
     log = SCRATCH / "run.log"  # mutmut's own progress, to follow a long run: tail -f mutants/run.log
     start = time.monotonic()
     with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=ROOT, preexec_fn=lambda: os.nice(10), start_new_session=True,
-                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            preexec_fn=lambda: os.nice(10),
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -141,10 +161,14 @@ def run(jobs: int, timeout: float, names: list[str]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2, help="parallel mutmut workers (default 2)")
-    parser.add_argument("--timeout", type=float, default=4 * 3600,
-                        help="stop the run after this many seconds")
-    parser.add_argument("--resume", action="store_true",
-                        help="keep mutants/ and its results: re-test only the survivors and the unchecked")
+    parser.add_argument(
+        "--timeout", type=float, default=4 * 3600, help="stop the run after this many seconds"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep mutants/ and its results: re-test only the survivors and the unchecked",
+    )
     parser.add_argument("--report", action="store_true", help="print the last results, run nothing")
     parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
     args = parser.parse_args()

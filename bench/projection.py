@@ -114,8 +114,9 @@ def measure_one(length: int, batch_ms: float, rounds: int) -> dict:
 
     former = {"op": "project", **setup, "pending": tap["pending"]}
     former_json = json.dumps(former, ensure_ascii=False)
-    row["former"] = timed(lambda: json.dumps(former_project(json.loads(former_json)), ensure_ascii=False),
-                          batch_ms, rounds)
+    row["former"] = timed(
+        lambda: json.dumps(former_project(json.loads(former_json)), ensure_ascii=False), batch_ms, rounds
+    )
     assert json.loads(json.dumps(former_project(former), ensure_ascii=False)) == json.loads(answer)
 
     undo = json.dumps({"op": "project", "code": CODE, "version": length, "pending": [{"kind": "undo"}]})
@@ -134,8 +135,18 @@ def measure_one(length: int, batch_ms: float, rounds: int) -> dict:
     version = [length]
 
     def move(keep: int, added: list) -> None:
-        handle(json.dumps({"op": "base_move", "code": CODE, "since": version[0], "keep": keep,
-                           "events": added, "version": version[0] + 1}))
+        handle(
+            json.dumps(
+                {
+                    "op": "base_move",
+                    "code": CODE,
+                    "since": version[0],
+                    "keep": keep,
+                    "events": added,
+                    "version": version[0] + 1,
+                }
+            )
+        )
         version[0] += 1
 
     def appends() -> float:
@@ -156,8 +167,16 @@ def measure_one(length: int, batch_ms: float, rounds: int) -> dict:
 
     row["bytes_former"] = size(former)
     row["bytes_project"] = len(tap_json.encode())
-    row["bytes_move"] = size({"op": "base_move", "code": CODE, "since": length, "keep": length,
-                              "events": [TAP], "version": length + 1})
+    row["bytes_move"] = size(
+        {
+            "op": "base_move",
+            "code": CODE,
+            "since": length,
+            "keep": length,
+            "events": [TAP],
+            "version": length + 1,
+        }
+    )
     row["bytes_answer"] = len(answer.encode())
     row["bytes_set"] = len(whole.encode())
     row["checkpoint_kb"] = sum(map(len, jsonio._base.checkpoints)) / 1024
@@ -178,18 +197,25 @@ COLUMNS = [  # key, heading, unit
 def table(rows: list[dict]) -> str:
     """Markdown: each time with its ratio to the floor (the first size), then the message sizes."""
     floor = rows[0]
-    lines = ["| events | " + " | ".join(heading for _, heading, _ in COLUMNS) + " |",
-             "|---:|" + "---:|" * len(COLUMNS)]
+    lines = [
+        "| events | " + " | ".join(heading for _, heading, _ in COLUMNS) + " |",
+        "|---:|" + "---:|" * len(COLUMNS),
+    ]
     for row in rows:
         cells = [f"{row[key]:.3f} ms ({row[key] / floor[key]:.1f}×)" for key, _, _ in COLUMNS]
         lines.append(f"| {row['events']:,} | " + " | ".join(cells) + " |")
-    lines += ["", "| events | former tap → worker | project 1 tap → worker | base_move +1 → worker | "
-                  "answer (the view) | base_set (once) | undo waiting: events replayed | checkpoints |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "| events | former tap → worker | project 1 tap → worker | base_move +1 → worker | "
+        "answer (the view) | base_set (once) | undo waiting: events replayed | checkpoints |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
-        lines.append(f"| {row['events']:,} | {row['bytes_former']:,} B | {row['bytes_project']:,} B | "
-                     f"{row['bytes_move']:,} B | {row['bytes_answer']:,} B | {row['bytes_set']:,} B | "
-                     f"{row['undo_replays']} | {row['checkpoint_kb']:.1f} KiB |")
+        lines.append(
+            f"| {row['events']:,} | {row['bytes_former']:,} B | {row['bytes_project']:,} B | "
+            f"{row['bytes_move']:,} B | {row['bytes_answer']:,} B | {row['bytes_set']:,} B | "
+            f"{row['undo_replays']} | {row['checkpoint_kb']:.1f} KiB |"
+        )
     return "\n".join(lines)
 
 
@@ -279,11 +305,16 @@ STORAGE = """async ([sizes, rounds, players, options, tap]) => {
 
 
 def storage_table(rows: list[dict]) -> str:
-    lines = ["| events | former: whole base per ack | now: ack of a tap | now: ack of an undo | "
-             "saveBase (whole, first load) | loadBase (page load) |", "|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| events | former: whole base per ack | now: ack of a tap | now: ack of an undo | "
+        "saveBase (whole, first load) | loadBase (page load) |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
-        lines.append(f"| {row['events']:,} | {row['whole']:.1f} ms | {row['ack']:.1f} ms | "
-                     f"{row['undo']:.1f} ms | {row['saveBase']:.1f} ms | {row['loadBase']:.1f} ms |")
+        lines.append(
+            f"| {row['events']:,} | {row['whole']:.1f} ms | {row['ack']:.1f} ms | "
+            f"{row['undo']:.1f} ms | {row['saveBase']:.1f} ms | {row['loadBase']:.1f} ms |"
+        )
     return "\n".join(lines)
 
 

@@ -56,20 +56,26 @@ def play(events: int, players: int, kept: int) -> tuple[int, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--players", type=int, default=12)
     args = parser.parse_args()
     kept = store.ANSWERS_KEPT
     recent, size = play(args.events, args.players, kept)
     every, _ = play(args.events, args.players, 10**9)
-    print(f"Il Morto, {args.players} players, {args.events} writes (events and undos); "
-          f"one answer: {size} bytes")
-    print(f"{f'answers kept for the last {kept} versions':<44} {recent / 2**10:9.0f} KiB  "
-          f"{recent / args.events:7.0f} bytes per write")
-    print(f"{'every row keeping its answer (before)':<44} {every / 2**10:9.0f} KiB  "
-          f"{every / args.events:7.0f} bytes per write")
+    print(
+        f"Il Morto, {args.players} players, {args.events} writes (events and undos); one answer: {size} bytes"
+    )
+    print(
+        f"{f'answers kept for the last {kept} versions':<44} {recent / 2**10:9.0f} KiB  "
+        f"{recent / args.events:7.0f} bytes per write"
+    )
+    print(
+        f"{'every row keeping its answer (before)':<44} {every / 2**10:9.0f} KiB  "
+        f"{every / args.events:7.0f} bytes per write"
+    )
     print(f"ratio: {every / recent:.1f}x")
 
 

@@ -65,10 +65,20 @@ def inner(root: str, kind: str, count: int) -> None:
 
 def instructions(root: str, kind: str, count: int) -> int:
     """The instructions a process making ``count`` requests of ``kind`` runs, start to end."""
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-               sys.executable, __file__, INNER, root, kind, str(count)]
-    run = subprocess.run(command, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONHASHSEED": "0"}, check=False)
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        INNER,
+        root,
+        kind,
+        str(count),
+    ]
+    run = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False
+    )
     found = re.search(r"Collected : (\d+)", run.stderr)
     if run.returncode != 0 or found is None:
         raise SystemExit(f"callgrind failed ({run.returncode}):\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
@@ -84,8 +94,10 @@ def main() -> None:
     parser.add_argument("--root", default=str(BENCH.parent), help="the checkout whose code is measured")
     args = parser.parse_args()
     root = str(Path(args.root).resolve())
-    print(f"code measured: {root}; {args.requests} requests counted per kind, in the app (test client), "
-          "SQLite; callgrind's instruction counts")
+    print(
+        f"code measured: {root}; {args.requests} requests counted per kind, in the app (test client), "
+        "SQLite; callgrind's instruction counts"
+    )
     per_request = {}
     for kind in ("taps", "floor"):
         few = instructions(root, kind, FEW)

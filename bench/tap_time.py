@@ -37,16 +37,19 @@ from common import call, percentile, serving  # noqa: E402
 from floor_server import TIMERS_PATH  # noqa: E402
 from writes import TABLE, referee  # noqa: E402
 
-KINDS = {"taps": "a tap (an event or an undo)", "floor": "the floor",
-         "durable floor": "the durable floor (+ a row committed)",
-         "bare durable floor": "the bare durable floor (SQLite)",
-         "tap rows floor": "the tap rows floor (SQLite)"}
+KINDS = {
+    "taps": "a tap (an event or an undo)",
+    "floor": "the floor",
+    "durable floor": "the durable floor (+ a row committed)",
+    "bare durable floor": "the bare durable floor (SQLite)",
+    "tap rows floor": "the tap rows floor (SQLite)",
+}
 SQLITE_ONLY = ("bare durable floor", "tap rows floor")  # on the worker's own sqlite3 connection
 
 
 def line(name: str, values: list[float], scale: float) -> str:
     mean = sum(values) / len(values) if values else float("nan")
-    p50, p95 = percentile(values, .5) * scale, percentile(values, .95) * scale
+    p50, p95 = percentile(values, 0.5) * scale, percentile(values, 0.95) * scale
     return f"{name:46s} n={len(values):6d}  mean {mean * scale:6.3f}  p50 {p50:6.3f}  p95 {p95:6.3f} ms"
 
 
@@ -58,8 +61,12 @@ def measure(env: dict, seconds: float, rounds: int, kinds: dict) -> None:
         for n in range(rounds + 1):  # the first round warms up and is not counted
             for kind in kinds:
                 start = time.perf_counter() + 0.2
-                out = {"latencies": [], "failed": [], "errors": collections.Counter(),
-                       "lock": threading.Lock()}
+                out = {
+                    "latencies": [],
+                    "failed": [],
+                    "errors": collections.Counter(),
+                    "lock": threading.Lock(),
+                }
                 urllib.request.urlopen(base + TIMERS_PATH).read()  # forget what came before
                 referee(base, table, kind, f"{kind}{n}", start, start + seconds / rounds, out)
                 timers = json.loads(urllib.request.urlopen(base + TIMERS_PATH).read())
@@ -79,10 +86,25 @@ def measure(env: dict, seconds: float, rounds: int, kinds: dict) -> None:
 
 def _order(name: str) -> tuple:
     """The report's order: the floor's request, then the tap's, each part after the part it is in."""
-    parts = ["request: floor", "request: durable floor", "  its commit", "request: bare", "request: tap rows",
-             "request: tap", "  hooks before", "  the body", "  the write", "    the rules", "      an undo",
-             "    the write's", "    one statement", "    the commit (SQLite", "    the commit (the driver",
-             "    followers", "  hooks after"]
+    parts = [
+        "request: floor",
+        "request: durable floor",
+        "  its commit",
+        "request: bare",
+        "request: tap rows",
+        "request: tap",
+        "  hooks before",
+        "  the body",
+        "  the write",
+        "    the rules",
+        "      an undo",
+        "    the write's",
+        "    one statement",
+        "    the commit (SQLite",
+        "    the commit (the driver",
+        "    followers",
+        "  hooks after",
+    ]
     return next((i for i, part in enumerate(parts) if name.startswith(part)), len(parts)), name
 
 
@@ -92,8 +114,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server (fsync on)")
     args = parser.parse_args()
-    print(f"one referee, one worker; {args.seconds:g} s measured per kind in {args.rounds} rounds "
-          f"(after one unmeasured); {os.cpu_count()} cores")
+    print(
+        f"one referee, one worker; {args.seconds:g} s measured per kind in {args.rounds} rounds "
+        f"(after one unmeasured); {os.cpu_count()} cores"
+    )
     if not args.postgres:
         print("backend: SQLite (WAL, synchronous=FULL)")
         measure({}, args.seconds, args.rounds, KINDS)

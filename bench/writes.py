@@ -50,8 +50,12 @@ from floor_server import BARE_DURABLE_FLOOR_PATH, DURABLE_FLOOR_PATH, FLOOR_PATH
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 TABLE = {"game": "morto", "players": PLAYERS, "options": {"lives": 9}}
-FLOORS = {"floor": FLOOR_PATH, "durable floor": DURABLE_FLOOR_PATH,  # the paths of `bench/floor_server.py`
-          "bare durable floor": BARE_DURABLE_FLOOR_PATH, "tap rows floor": TAP_ROWS_FLOOR_PATH}
+FLOORS = {
+    "floor": FLOOR_PATH,
+    "durable floor": DURABLE_FLOOR_PATH,  # the paths of `bench/floor_server.py`
+    "bare durable floor": BARE_DURABLE_FLOOR_PATH,
+    "tap rows floor": TAP_ROWS_FLOOR_PATH,
+}
 TIMEOUT = 30.0  # seconds a request may take before it counts as failed
 GIVE_UP = 90.0  # seconds after the end of a phase when a referee stops cleaning up its table
 
@@ -143,12 +147,14 @@ def _resync(base: str, code: str, i: int) -> tuple[int, int]:
     return log["version"], i + (i % 2 != pending)
 
 
-def client_process(base: str, tables: list[dict], kind: str, tag: str, start_at: float, end_at: float,
-                   results) -> None:
+def client_process(
+    base: str, tables: list[dict], kind: str, tag: str, start_at: float, end_at: float, results
+) -> None:
     out = {"latencies": [], "failed": [], "errors": collections.Counter(), "lock": threading.Lock()}
-    threads = [threading.Thread(target=referee,
-                                args=(base, t, kind, f"{tag}-{t['code']}", start_at, end_at, out))
-               for t in tables]
+    threads = [
+        threading.Thread(target=referee, args=(base, t, kind, f"{tag}-{t['code']}", start_at, end_at, out))
+        for t in tables
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -177,15 +183,27 @@ class Phase:
         return percentile(self.latencies, q)
 
 
-def run_phase(base: str, master: int, tables: list[dict], kind: str, tag: str, seconds: float,
-              warmup: float, processes: int, phase: Phase) -> None:
+def run_phase(
+    base: str,
+    master: int,
+    tables: list[dict],
+    kind: str,
+    tag: str,
+    seconds: float,
+    warmup: float,
+    processes: int,
+    phase: Phase,
+) -> None:
     groups = [tables[i::processes] for i in range(min(processes, len(tables)))]
     results = multiprocessing.Queue()
     start_at = time.perf_counter() + 0.5 + warmup  # CLOCK_MONOTONIC: one clock for every process
     end_at = start_at + seconds
-    children = [multiprocessing.Process(target=client_process,
-                                        args=(base, group, kind, f"{tag}{n}", start_at, end_at, results))
-                for n, group in enumerate(groups)]
+    children = [
+        multiprocessing.Process(
+            target=client_process, args=(base, group, kind, f"{tag}{n}", start_at, end_at, results)
+        )
+        for n, group in enumerate(groups)
+    ]
     for child in children:
         child.start()
     time.sleep(max(0.0, start_at - time.perf_counter()))
@@ -203,8 +221,16 @@ def run_phase(base: str, master: int, tables: list[dict], kind: str, tag: str, s
     phase.seconds += seconds
 
 
-def measure(env: dict, counts: list[int], duration: float, rounds: int, warmup: float, processes: int,
-            workers: int | None, log_copy: str) -> dict[int, tuple[Phase, Phase]]:
+def measure(
+    env: dict,
+    counts: list[int],
+    duration: float,
+    rounds: int,
+    warmup: float,
+    processes: int,
+    workers: int | None,
+    log_copy: str,
+) -> dict[int, tuple[Phase, Phase]]:
     figures = {}
     env = {"ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour", **env}
     with serving(env, workers, floor=True, log_copy=log_copy) as (base, process):
@@ -214,8 +240,17 @@ def measure(env: dict, counts: list[int], duration: float, rounds: int, warmup: 
             floor, taps = Phase(), Phase()
             for round_ in range(rounds):
                 for kind, phase in (("floor", floor), ("taps", taps)):
-                    run_phase(base, process.pid, tables, kind, f"r{r}{kind[0]}{round_}-", duration / rounds,
-                              warmup, processes, phase)
+                    run_phase(
+                        base,
+                        process.pid,
+                        tables,
+                        kind,
+                        f"r{r}{kind[0]}{round_}-",
+                        duration / rounds,
+                        warmup,
+                        processes,
+                        phase,
+                    )
             figures[r] = (floor, taps)
             print(row(r, min(processes, r), floor, taps), flush=True)
     return figures
@@ -223,9 +258,11 @@ def measure(env: dict, counts: list[int], duration: float, rounds: int, warmup: 
 
 # --- printing --------------------------------------------------------------------------------------
 
-HEADER = (f"{'R':>3} {'proc':>4} | {'taps/s':>7} {'p50 ms':>7} {'p95 ms':>7} | {'floor/s':>7} {'p50 ms':>7}"
-          f" {'p95 ms':>7} | {'p95/floor':>9} {'rate/floor':>10} | {'server t/f':>10} {'client t/f':>10}"
-          " | errors")
+HEADER = (
+    f"{'R':>3} {'proc':>4} | {'taps/s':>7} {'p50 ms':>7} {'p95 ms':>7} | {'floor/s':>7} {'p50 ms':>7}"
+    f" {'p95 ms':>7} | {'p95/floor':>9} {'rate/floor':>10} | {'server t/f':>10} {'client t/f':>10}"
+    " | errors"
+)
 
 
 def ratio(a: float, b: float) -> float:
@@ -241,38 +278,50 @@ def row(r: int, processes: int, floor: Phase, taps: Phase) -> str:
             errors.append(f"{name} {listed}{worst}")
     server = f"{taps.server_cpu / taps.seconds:.2f}/{floor.server_cpu / floor.seconds:.2f}"
     client = f"{taps.client_cpu / taps.seconds:.2f}/{floor.client_cpu / floor.seconds:.2f}"
-    return (f"{r:>3} {processes:>4} | {taps.rate():7.0f} {taps.p(0.5):7.2f} {taps.p(0.95):7.2f} | "
-            f"{floor.rate():7.0f} {floor.p(0.5):7.2f} {floor.p(0.95):7.2f} | "
-            f"{ratio(taps.p(0.95), floor.p(0.95)):9.2f} {ratio(taps.rate(), floor.rate()):10.2f} | "
-            f"{server:>10} {client:>10} | {'; '.join(errors) or 'none'}")
+    return (
+        f"{r:>3} {processes:>4} | {taps.rate():7.0f} {taps.p(0.5):7.2f} {taps.p(0.95):7.2f} | "
+        f"{floor.rate():7.0f} {floor.p(0.5):7.2f} {floor.p(0.95):7.2f} | "
+        f"{ratio(taps.p(0.95), floor.p(0.95)):9.2f} {ratio(taps.rate(), floor.rate()):10.2f} | "
+        f"{server:>10} {client:>10} | {'; '.join(errors) or 'none'}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--referees", default="1,10,50", help="comma-separated numbers of referees")
-    parser.add_argument("--duration", type=float, default=10.0,
-                        help="measured seconds per R, for taps and for the floor each")
-    parser.add_argument("--rounds", type=int, default=2,
-                        help="floor/taps alternations the duration is split into")
-    parser.add_argument("--warmup", type=float, default=1.0,
-                        help="unmeasured seconds at the start of each phase")
+    parser.add_argument(
+        "--duration", type=float, default=10.0, help="measured seconds per R, for taps and for the floor each"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="floor/taps alternations the duration is split into"
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=1.0, help="unmeasured seconds at the start of each phase"
+    )
     parser.add_argument("--processes", type=int, default=4, help="client processes (at most one per referee)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="server workers [default: as companion serve]")
-    parser.add_argument("--logs", default=tempfile.gettempdir(),
-                        help="folder for a copy of each server's log")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="server workers [default: as companion serve]"
+    )
+    parser.add_argument(
+        "--logs", default=tempfile.gettempdir(), help="folder for a copy of each server's log"
+    )
     backend = parser.add_mutually_exclusive_group()
     backend.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server (fsync on)")
     backend.add_argument("--both", action="store_true", help="SQLite, then PostgreSQL; and their ratio")
     args = parser.parse_args()
     counts = [int(n) for n in args.referees.split(",")]
     runs = ["sqlite", "postgres"] if args.both else ["postgres" if args.postgres else "sqlite"]
-    print(f"machine: {os.cpu_count()} cores; client: up to {args.processes} processes (threads inside), "
-          f"{args.duration:g} s measured per R and kind in {args.rounds} rounds, "
-          f"{args.warmup:g} s warm-up each")
-    print("server/client t/f: CPU cores used by the server and by the client processes while measuring "
-          "taps / the floor")
+    print(
+        f"machine: {os.cpu_count()} cores; client: up to {args.processes} processes (threads inside), "
+        f"{args.duration:g} s measured per R and kind in {args.rounds} rounds, "
+        f"{args.warmup:g} s warm-up each"
+    )
+    print(
+        "server/client t/f: CPU cores used by the server and by the client processes while measuring "
+        "taps / the floor"
+    )
     results = {}
     for name in runs:
         env, cluster = {}, None
@@ -289,8 +338,9 @@ def main() -> None:
         print(HEADER)
         try:
             log_copy = f"{args.logs}/writes-server-{name}.log"
-            results[name] = measure(env, counts, args.duration, args.rounds, args.warmup, args.processes,
-                                    args.workers, log_copy)
+            results[name] = measure(
+                env, counts, args.duration, args.rounds, args.warmup, args.processes, args.workers, log_copy
+            )
             print(f"server log: {log_copy}")
         finally:
             if cluster:
@@ -300,9 +350,11 @@ def main() -> None:
         print(f"{'R':>3} | {'p95':>6} {'p50':>6} {'rate':>6} | floor: {'p95':>6} {'rate':>6}")
         for r in counts:
             (sf, st), (pf, pt) = results["sqlite"][r], results["postgres"][r]
-            print(f"{r:>3} | {ratio(pt.p(0.95), st.p(0.95)):6.2f} {ratio(pt.p(0.5), st.p(0.5)):6.2f} "
-                  f"{ratio(st.rate(), pt.rate()):6.2f} | floor: {ratio(pf.p(0.95), sf.p(0.95)):6.2f} "
-                  f"{ratio(sf.rate(), pf.rate()):6.2f}")
+            print(
+                f"{r:>3} | {ratio(pt.p(0.95), st.p(0.95)):6.2f} {ratio(pt.p(0.5), st.p(0.5)):6.2f} "
+                f"{ratio(st.rate(), pt.rate()):6.2f} | floor: {ratio(pf.p(0.95), sf.p(0.95)):6.2f} "
+                f"{ratio(sf.rate(), pf.rate()):6.2f}"
+            )
         print("(rate column: SQLite rate / PostgreSQL rate, so > 1 also means PostgreSQL is slower)")
 
 

@@ -43,8 +43,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.update(test_config)
     # A write's answer is stored as the JSON it was encoded to once (`models.dumps`), whatever else
     # the server's engine options say (its pool).
-    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {**app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
-                                               "json_serializer": dumps}
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+        **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+        "json_serializer": dumps,
+    }
     app.json.sort_keys = False
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 
@@ -89,7 +91,7 @@ def database_url(instance_path: str) -> str:
     if not url:
         return "sqlite:///" + str(Path(instance_path) / "arbitre.db")
     if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://"):]
+        url = "postgresql://" + url[len("postgres://") :]
     if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
     return url

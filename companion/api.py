@@ -144,8 +144,14 @@ def get_log(code: str):
     since = _count_arg("since", 0, None)
 
     def read(table) -> dict:
-        answer = {"code": table.code, "game": table.game, "players": table.players, "options": table.options,
-                  "version": table.version, "state": store.answer(table)["state"]}
+        answer = {
+            "code": table.code,
+            "game": table.game,
+            "players": table.players,
+            "options": table.options,
+            "version": table.version,
+            "state": store.answer(table)["state"],
+        }
         if since is None:
             events = store.active_events(table)
         else:
@@ -165,9 +171,11 @@ def get_history(code: str):
     table_or_404(code)
     limit, before = _count_arg("limit", 1, HISTORY_PAGE_MAX), _count_arg("before", 1, None)
     table, (events, more) = store.steady(
-        code, lambda table: story.history(table, before, limit or (HISTORY_PAGE_MAX if before else None)))
-    return jsonify({"code": table.code, "game": table.game, "version": table.version,
-                    "events": events, "more": more})
+        code, lambda table: story.history(table, before, limit or (HISTORY_PAGE_MAX if before else None))
+    )
+    return jsonify(
+        {"code": table.code, "game": table.game, "version": table.version, "events": events, "more": more}
+    )
 
 
 def _count_arg(name: str, low: int, high: int | None) -> int | None:
@@ -201,8 +209,11 @@ def export_table(code: str):
 def export_table_csv(code: str):
     """The chart's numbers, one row per step, one column per player."""
     table = table_or_404(code)
-    return Response(story.export_csv(table, i18n.current()), mimetype="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="arbitre-{table.code}.csv"'})
+    return Response(
+        story.export_csv(table, i18n.current()),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="arbitre-{table.code}.csv"'},
+    )
 
 
 @bp.post("/tables/import")

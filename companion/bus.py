@@ -203,8 +203,9 @@ class _Postgres(_Transport):
                     self.sender.execute("SET synchronous_commit TO off")
                 # The payloads as a binary array (%b): psycopg's text form escapes every quote of
                 # every answer's JSON in Python, 46 times the cost for a batch of 20 answers.
-                self.sender.execute("SELECT pg_notify(%s, p) FROM unnest(%b::text[]) AS p",
-                                    (CHANNEL, payloads))
+                self.sender.execute(
+                    "SELECT pg_notify(%s, p) FROM unnest(%b::text[]) AS p", (CHANNEL, payloads)
+                )
                 return
             except psycopg.OperationalError:
                 if self.sender is not None:
@@ -273,8 +274,9 @@ class _Datagrams(_Transport):
     def _queue(self, peer: str) -> queue.Queue:
         if peer not in self.peers:
             self.peers[peer] = queue.Queue()
-            threading.Thread(target=self._send_to, args=(peer, self.peers[peer]), name="bus-peer",
-                             daemon=True).start()
+            threading.Thread(
+                target=self._send_to, args=(peer, self.peers[peer]), name="bus-peer", daemon=True
+            ).start()
         return self.peers[peer]
 
     def _send_to(self, peer: str, waiting: queue.Queue) -> None:
@@ -287,7 +289,9 @@ class _Datagrams(_Transport):
                 items = [f"{table_id}:{version}" for table_id, version in newest.items()]
                 try:
                     for start in range(0, len(items), BATCH):
-                        outlet.sendto(" ".join(items[start:start + BATCH]).encode(), str(self.folder / peer))
+                        outlet.sendto(
+                            " ".join(items[start : start + BATCH]).encode(), str(self.folder / peer)
+                        )
                 except (ConnectionRefusedError, FileNotFoundError):
                     (self.folder / peer).unlink(missing_ok=True)  # its process is gone
                     self.peers.pop(peer, None)

@@ -24,8 +24,13 @@ def upgrade_database(app) -> None:
 def lan_address() -> str:
     """This machine's address on the local network, as phones at the table will reach it."""
     try:
-        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "scope", "global"], check=False,
-                             capture_output=True, text=True, timeout=2).stdout
+        out = subprocess.run(
+            ["ip", "-4", "-o", "addr", "show", "scope", "global"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=2,
+        ).stdout
         for line in out.splitlines():
             return line.split()[3].split("/")[0]
     except (OSError, subprocess.SubprocessError, IndexError):
@@ -47,10 +52,18 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
-@click.option("--workers", default=None, type=click.IntRange(min=1),
-              help="Server processes  [default: 1 per core, at least 2].")
-@click.option("--streams-per-address", default=None, type=click.IntRange(min=1),
-              help="Live streams one address may hold open  [default: LIVE_STREAMS_PER_ADDRESS, 32].")
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Server processes  [default: 1 per core, at least 2].",
+)
+@click.option(
+    "--streams-per-address",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Live streams one address may hold open  [default: LIVE_STREAMS_PER_ADDRESS, 32].",
+)
 def serve(host: str, port: int, workers: int | None, streams_per_address: int | None) -> None:
     """Create or upgrade the database, then serve the app (gunicorn with gevent workers)."""
     from companion.server import default_workers

@@ -39,19 +39,21 @@ from __future__ import annotations
 
 from flask import Flask, Response, request
 
-CSP = "; ".join([
-    "default-src 'self'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "worker-src 'self'",
-    "connect-src 'self'",
-    "img-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "style-src-elem 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-])
+CSP = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self' 'wasm-unsafe-eval'",
+        "worker-src 'self'",
+        "connect-src 'self'",
+        "img-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+        "style-src-elem 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 HEADERS = {
     "Content-Security-Policy": CSP,

@@ -114,8 +114,11 @@ def _shown(name: str, key: str, owner: str | None, source: str) -> bool:
 def part(lang: str, name: str) -> dict[str, str]:
     """The sentences a page of part ``name`` (see the module's docstring) may show, in ``lang``."""
     owners = _owners(lang)
-    return {key: text for key, text in catalogue(lang).items()
-            if key in owners and _shown(name, key, *owners[key])}
+    return {
+        key: text
+        for key, text in catalogue(lang).items()
+        if key in owners and _shown(name, key, *owners[key])
+    }
 
 
 def _version() -> str:
@@ -126,8 +129,12 @@ def _version() -> str:
 
 def catalogue_url(name: str = SHELL, lang: str | None = None) -> str:
     """The immutable URL of a part of the catalogue (today's version, the request's language)."""
-    return url_for("i18n.catalogue_part", version=_version(), lang=lang or current(),
-                   name=name if name in PARTS else SHELL)
+    return url_for(
+        "i18n.catalogue_part",
+        version=_version(),
+        lang=lang or current(),
+        name=name if name in PARTS else SHELL,
+    )
 
 
 def catalogue_urls() -> list[str]:
@@ -184,5 +191,6 @@ def t(key: str, **params) -> str:
 
 def register(app) -> None:
     app.register_blueprint(bp)
-    app.jinja_env.globals.update(t=t, lang=current, langs=LANGS, catalogue_url=catalogue_url,
-                                 catalogue_urls=catalogue_urls)
+    app.jinja_env.globals.update(
+        t=t, lang=current, langs=LANGS, catalogue_url=catalogue_url, catalogue_urls=catalogue_urls
+    )

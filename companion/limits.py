@@ -88,8 +88,9 @@ class DatabaseStorage(Storage):
 
     STORAGE_SCHEME = ["arbitre-db"]
 
-    def __init__(self, uri: str | None = None, wrap_exceptions: bool = False, app: Flask | None = None,
-                 **options):
+    def __init__(
+        self, uri: str | None = None, wrap_exceptions: bool = False, app: Flask | None = None, **options
+    ):
         super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
         if app is None:
             raise ValueError("DatabaseStorage needs the Flask app whose database holds the counters")
@@ -288,8 +289,12 @@ def install(app: Flask) -> Limiter:
         storage_options=options,
         strategy="fixed-window",
         application_limits=[
-            ApplicationLimit(_config("RATELIMIT_UNKNOWN_TABLE"), scope="unknown_table",
-                             exempt_when=_not_about_codes, deduct_when=_not_found),
+            ApplicationLimit(
+                _config("RATELIMIT_UNKNOWN_TABLE"),
+                scope="unknown_table",
+                exempt_when=_not_about_codes,
+                deduct_when=_not_found,
+            ),
             ApplicationLimit(_config("RATELIMIT_NEW_TABLE"), scope="new_table", exempt_when=_not_a_creation),
         ],
     )

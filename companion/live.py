@@ -187,7 +187,8 @@ class Hub:
         for a version older than the log keeps answers for, rebuilt from it)."""
         applied = select(Event.version, Event.result).where(Event.table_id == table_id, Event.version > after)
         undone = select(Event.undone_version, Event.undo_result).where(
-            Event.table_id == table_id, Event.undone_version > after)
+            Event.table_id == table_id, Event.undone_version > after
+        )
         if upto is not None:
             applied = applied.where(Event.version <= upto)
             undone = undone.where(Event.undone_version <= upto)
@@ -310,8 +311,15 @@ def stream(code: str):
     _notice_gone_clients()
     config = current_app.config
     response = Response(
-        _events(live, channel, first, table.version, config["LIVE_KEEPALIVE_SECONDS"],
-                config["LIVE_STREAM_SECONDS"], request.environ.get("gunicorn.socket")),
+        _events(
+            live,
+            channel,
+            first,
+            table.version,
+            config["LIVE_KEEPALIVE_SECONDS"],
+            config["LIVE_STREAM_SECONDS"],
+            request.environ.get("gunicorn.socket"),
+        ),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
@@ -331,8 +339,15 @@ def _first_frames(live: Hub, channel: Channel, table: Table) -> list[tuple[int, 
     return framed(live.log_answers(table.id, last, table.version))
 
 
-def _events(live: Hub, channel: Channel, first: list[tuple[int, bytes]], sent: int, keepalive: float,
-            lifetime: float, sock):
+def _events(
+    live: Hub,
+    channel: Channel,
+    first: list[tuple[int, bytes]],
+    sent: int,
+    keepalive: float,
+    lifetime: float,
+    sock,
+):
     yield RETRY + b"".join(data for _, data in first)
     ends = time.monotonic() + lifetime
     while (left := ends - time.monotonic()) > 0:

@@ -66,14 +66,28 @@ class Event(db.Model):
         db.UniqueConstraint("table_id", "seq", name="uq_events_table_seq"),
         db.UniqueConstraint("table_id", "client_id", name="uq_events_table_client_id"),
         db.UniqueConstraint("table_id", "undo_id", name="uq_events_table_undo_id"),
-        db.Index("ix_events_in_effect", "table_id", "version", sqlite_where=db.text("undone = 0"),
-                 postgresql_where=db.text("undone = false")),
+        db.Index(
+            "ix_events_in_effect",
+            "table_id",
+            "version",
+            sqlite_where=db.text("undone = 0"),
+            postgresql_where=db.text("undone = false"),
+        ),
         # The few rows that still keep an answer: pruning them reads these, not the whole log.
-        db.Index("ix_events_result_kept", "table_id", "version",
-                 sqlite_where=db.text("result IS NOT NULL"), postgresql_where=db.text("result IS NOT NULL")),
-        db.Index("ix_events_undo_result_kept", "table_id", "undone_version",
-                 sqlite_where=db.text("undo_result IS NOT NULL"),
-                 postgresql_where=db.text("undo_result IS NOT NULL")),
+        db.Index(
+            "ix_events_result_kept",
+            "table_id",
+            "version",
+            sqlite_where=db.text("result IS NOT NULL"),
+            postgresql_where=db.text("result IS NOT NULL"),
+        ),
+        db.Index(
+            "ix_events_undo_result_kept",
+            "table_id",
+            "undone_version",
+            sqlite_where=db.text("undo_result IS NOT NULL"),
+            postgresql_where=db.text("undo_result IS NOT NULL"),
+        ),
     )
 
     id = db.Column(db.Integer, primary_key=True)

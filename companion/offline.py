@@ -63,16 +63,33 @@ ENGINE_DIR = ROOT / "engine"
 WORKER_DIR = ROOT / "worker"
 PYODIDE_DIR = ROOT / "node_modules" / "pyodide"
 # The runtime files loadPyodide fetches for the standard library alone (no extra packages).
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-                 "pyodide-lock.json")
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
 STOCK_STDLIB = "python_stdlib.zip"  # sources only: what the worker starts with when Node cannot build ours
 PAGES = ("/", "/s")  # pages that work with no table in the URL, precached whole
 IMMUTABLE = "public, max-age=31536000, immutable"
 # Text answers compressed on the wire; never the live stream (text/event-stream, streamed).
-COMPRESSED = ["text/html", "text/css", "text/javascript", "application/javascript", "application/json",
-              "application/manifest+json", "image/svg+xml", "text/plain"]
-MIME = {".mjs": "text/javascript", ".wasm": "application/wasm", ".zip": "application/zip",
-        ".json": "application/json"}
+COMPRESSED = [
+    "text/html",
+    "text/css",
+    "text/javascript",
+    "application/javascript",
+    "application/json",
+    "application/manifest+json",
+    "image/svg+xml",
+    "text/plain",
+]
+MIME = {
+    ".mjs": "text/javascript",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".json": "application/json",
+}
 
 _lock = threading.Lock()
 _stdlib_lock = threading.Lock()
@@ -170,11 +187,20 @@ def build_stdlib(roots: tuple[str, ...], out: Path) -> None:
     folder = out.parent.resolve()
     code = STDLIB_BUILD + f"\nbuild({json.dumps(list(roots))}, {json.dumps(str(folder / out.name))})\n"
     runtime = PYODIDE_DIR.resolve()
-    job = {"module": (runtime / "pyodide.mjs").as_uri(), "indexURL": f"{runtime}/", "folder": str(folder),
-           "code": code}
+    job = {
+        "module": (runtime / "pyodide.mjs").as_uri(),
+        "indexURL": f"{runtime}/",
+        "folder": str(folder),
+        "code": code,
+    }
     env = {**os.environ, "ARBITRE_STDLIB_JOB": json.dumps(job)}
-    subprocess.run([_node() or "node", "--input-type=module", "-e", STDLIB_NODE], check=True,
-                   capture_output=True, timeout=300, env=env)
+    subprocess.run(
+        [_node() or "node", "--input-type=module", "-e", STDLIB_NODE],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env=env,
+    )
 
 
 def _stdlib_file(name: str) -> Path | None:
@@ -193,8 +219,13 @@ def _stdlib_file(name: str) -> Path | None:
                 partial.replace(path)
             except (OSError, subprocess.SubprocessError) as error:
                 detail = getattr(error, "stderr", b"") or b""
-                current_app.logger.error("cannot build %s, serving %s: %s %s", name, STOCK_STDLIB, error,
-                                         detail.decode(errors="replace")[-2000:])
+                current_app.logger.error(
+                    "cannot build %s, serving %s: %s %s",
+                    name,
+                    STOCK_STDLIB,
+                    error,
+                    detail.decode(errors="replace")[-2000:],
+                )
                 partial.unlink(missing_ok=True)
                 state["stdlib_failed"] = True
                 return None
@@ -235,17 +266,24 @@ def _state() -> dict:
         # A deployment may name its release to make every phone refresh its precache.
         digest.update(os.environ.get("ARBITRE_RELEASE", "").encode())
         version = digest.hexdigest()[:12]
-        bundle = json.dumps({"version": version, "stdlib": f"/pyodide/{stdlib}", "files": sources},
-                            ensure_ascii=False).encode()
+        bundle = json.dumps(
+            {"version": version, "stdlib": f"/pyodide/{stdlib}", "files": sources}, ensure_ascii=False
+        ).encode()
         # The shell: what every phone precaches (the page's language's catalogue is added by the
         # page itself, static/js/pwa.js). The engine: only a referee's phone, when its page asks.
         shell = list(PAGES) + [f"/static/v/{version}/{name}" for name in _static_files()]
         shell += ["/manifest.webmanifest"]
         runtime_files = [name for name in PYODIDE_FILES if name != STOCK_STDLIB] + [stdlib]
         engine = ["/engine/bundle.json"] + ([f"/pyodide/{name}" for name in runtime_files] if runtime else [])
-        cached = {"version": version, "bundle": bundle, "shell": shell, "engine": engine,
-                  "stdlib": stdlib, "roots": roots,
-                  "catalogues": [f"/i18n/{lang}.json" for lang in i18n.LANGS]}
+        cached = {
+            "version": version,
+            "bundle": bundle,
+            "shell": shell,
+            "engine": engine,
+            "stdlib": stdlib,
+            "roots": roots,
+            "catalogues": [f"/i18n/{lang}.json" for lang in i18n.LANGS],
+        }
         current_app.extensions["arbitre_offline"] = cached
         return cached
 
@@ -351,11 +389,17 @@ def versioned_static(version: str, filename: str):
 @bp.get("/sw.js")
 def service_worker():
     state = _state()
-    body = render_template("sw.js", version=state["version"], shell=state["shell"],
-                           engine=state["engine"], catalogues=state["catalogues"],
-                           pyodide=pyodide_version())
-    return Response(body, mimetype="text/javascript",
-                    headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"})
+    body = render_template(
+        "sw.js",
+        version=state["version"],
+        shell=state["shell"],
+        engine=state["engine"],
+        catalogues=state["catalogues"],
+        pyodide=pyodide_version(),
+    )
+    return Response(
+        body, mimetype="text/javascript", headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"}
+    )
 
 
 @bp.get("/manifest.webmanifest")
@@ -364,8 +408,9 @@ def manifest():
     body = {
         "name": "Arbitre — l'arbitre de table",
         "short_name": "Arbitre",
-        "description": ("Arbitre et marque les jeux de table : "
-                        "Il Morto, Le jeu existentiel, Le Grand Jeu de la Vie."),
+        "description": (
+            "Arbitre et marque les jeux de table : Il Morto, Le jeu existentiel, Le Grand Jeu de la Vie."
+        ),
         "lang": "fr",
         "start_url": "/",
         "scope": "/",
@@ -377,10 +422,18 @@ def manifest():
             {"src": icons + "icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"},
             {"src": icons + "icon-192.png", "sizes": "192x192", "type": "image/png", "purpose": "any"},
             {"src": icons + "icon-512.png", "sizes": "512x512", "type": "image/png", "purpose": "any"},
-            {"src": icons + "maskable-192.png", "sizes": "192x192", "type": "image/png",
-             "purpose": "maskable"},
-            {"src": icons + "maskable-512.png", "sizes": "512x512", "type": "image/png",
-             "purpose": "maskable"},
+            {
+                "src": icons + "maskable-192.png",
+                "sizes": "192x192",
+                "type": "image/png",
+                "purpose": "maskable",
+            },
+            {
+                "src": icons + "maskable-512.png",
+                "sizes": "512x512",
+                "type": "image/png",
+                "purpose": "maskable",
+            },
         ],
     }
     return Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")

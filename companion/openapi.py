@@ -77,8 +77,10 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
         "roll": ({"player": PLAYER, "die": integer(1, 6)}, ("player", "die")),
         "accept": ({"player": PLAYER}, ("player",)),
         "refuse": ({"player": PLAYER}, ("player",)),
-        "schedule": ({"at": ref("Rendezvous"), "place": nullable({"type": "string", "maxLength": 120})},
-                     ("at",)),
+        "schedule": (
+            {"at": ref("Rendezvous"), "place": nullable({"type": "string", "maxLength": 120})},
+            ("at",),
+        ),
         "validate": ({"player": PLAYER, "success": BOOLEAN}, ("player", "success")),
         "set_title": ({"adventure": integer(1, 29), "title": TITLE}, ("adventure", "title")),
     },
@@ -95,9 +97,17 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
         "surrogate": ({"player": PLAYER, "from": PLAYER, "gm": ref("Card")}, ("player", "from", "gm")),
         "hold": ({"player": PLAYER}, ("player",)),
         "pass": ({"player": PLAYER}, ("player",)),
-        "ejaculate": ({"gms": {"type": "object", "maxProperties": 6, "additionalProperties": ref("Card"),
-                               "description": "player id -> the GM each player holding back ejaculates"}},
-                      ("gms",)),
+        "ejaculate": (
+            {
+                "gms": {
+                    "type": "object",
+                    "maxProperties": 6,
+                    "additionalProperties": ref("Card"),
+                    "description": "player id -> the GM each player holding back ejaculates",
+                }
+            },
+            ("gms",),
+        ),
         "abort": ({"player": PLAYER, "gm": ref("Card")}, ("player", "gm")),
         "cancel": ({"player": PLAYER, "card": ref("Card")}, ("player", "card")),
         "remove_embryo": ({"player": PLAYER, "from": PLAYER}, ("player", "from")),
@@ -123,12 +133,15 @@ def event_schemas() -> dict:
 
 def event_union() -> dict:
     names = [event_schema_name(game, kind) for game, kinds in EVENT_FIELDS.items() for kind in kinds]
-    mapping = {kind: f"#/components/schemas/{event_schema_name(game, kind)}"
-               for game, kinds in EVENT_FIELDS.items() for kind in kinds}
+    mapping = {
+        kind: f"#/components/schemas/{event_schema_name(game, kind)}"
+        for game, kinds in EVENT_FIELDS.items()
+        for kind in kinds
+    }
     return {
         "description": "An event of the table's game; every field not listed for its type is refused "
-                       "(422 `unknown_field`). `id` makes a retry harmless; `version`, when sent, must be "
-                       "the table's (else 409).",
+        "(422 `unknown_field`). `id` makes a retry harmless; `version`, when sent, must be "
+        "the table's (else 409).",
         "oneOf": [ref(name) for name in names],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
@@ -140,25 +153,52 @@ def event_union() -> dict:
 def new_table_schemas() -> dict:
     named = {"oneOf": [ref("Name"), obj({"name": ref("Name")}, ["name"], closed=False)]}
     return {
-        "NewTable_morto": obj({
-            "game": {"const": "morto"},
-            "players": array(named, minItems=3, maxItems=20),
-            "options": obj({"lives": integer(1, 9), "dealer": integer(0, 19, description="a seat index")}),
-        }, ["game", "players"], closed=False, title="Il Morto"),
-        "NewTable_existentiel": obj({
-            "game": {"const": "existentiel"},
-            "players": array(obj({"name": ref("Name"), "birth_month": integer(1, 12)},
-                                 ["name", "birth_month"]), minItems=1, maxItems=30),
-            "options": obj({"titles": array(TITLE, minItems=29, maxItems=29)}),
-        }, ["game", "players"], closed=False, title="Le jeu existentiel"),
-        "NewTable_gjdlv": obj({
-            "game": {"const": "gjdlv"},
-            "players": array(named, minItems=2, maxItems=6),
-            "options": obj({"rules": {"enum": ["simples", "abondantes"]}, "rounds": {"enum": [9, 5]},
-                            "first_player": integer(0, 5, description="a seat index"),
-                            "mode": {"enum": ["sheet", "tracker"],
-                                     "description": "the score sheet, or each round played through"}}),
-        }, ["game", "players"], closed=False, title="Le Grand Jeu de la Vie"),
+        "NewTable_morto": obj(
+            {
+                "game": {"const": "morto"},
+                "players": array(named, minItems=3, maxItems=20),
+                "options": obj(
+                    {"lives": integer(1, 9), "dealer": integer(0, 19, description="a seat index")}
+                ),
+            },
+            ["game", "players"],
+            closed=False,
+            title="Il Morto",
+        ),
+        "NewTable_existentiel": obj(
+            {
+                "game": {"const": "existentiel"},
+                "players": array(
+                    obj({"name": ref("Name"), "birth_month": integer(1, 12)}, ["name", "birth_month"]),
+                    minItems=1,
+                    maxItems=30,
+                ),
+                "options": obj({"titles": array(TITLE, minItems=29, maxItems=29)}),
+            },
+            ["game", "players"],
+            closed=False,
+            title="Le jeu existentiel",
+        ),
+        "NewTable_gjdlv": obj(
+            {
+                "game": {"const": "gjdlv"},
+                "players": array(named, minItems=2, maxItems=6),
+                "options": obj(
+                    {
+                        "rules": {"enum": ["simples", "abondantes"]},
+                        "rounds": {"enum": [9, 5]},
+                        "first_player": integer(0, 5, description="a seat index"),
+                        "mode": {
+                            "enum": ["sheet", "tracker"],
+                            "description": "the score sheet, or each round played through",
+                        },
+                    }
+                ),
+            },
+            ["game", "players"],
+            closed=False,
+            title="Le Grand Jeu de la Vie",
+        ),
     }
 
 
@@ -167,105 +207,277 @@ def new_table_schemas() -> dict:
 
 def state_schemas() -> dict:
     player = obj({"id": PLAYER, "name": STRING}, ["id", "name"], closed=False)
-    envelope = obj({
-        "game": {"enum": list(GAMES)},
-        "over": BOOLEAN,
-        "winners": array(PLAYER),
-        "outcome": nullable(obj({"reason": STRING, "params": {"type": "object"}}, ["reason", "params"])),
-        "summary": CODE_MESSAGE,
-        "notes": array(obj({"code": STRING, "params": {"type": "object"}}, ["code", "params"])),
-        "actions": array(ref("Action")),
-        "players": array(player, minItems=1),
-    }, ["game", "over", "winners", "outcome", "summary", "notes", "actions", "players"], closed=False,
-        description="What every game's state starts with; the game's own fields follow.")
+    envelope = obj(
+        {
+            "game": {"enum": list(GAMES)},
+            "over": BOOLEAN,
+            "winners": array(PLAYER),
+            "outcome": nullable(obj({"reason": STRING, "params": {"type": "object"}}, ["reason", "params"])),
+            "summary": CODE_MESSAGE,
+            "notes": array(obj({"code": STRING, "params": {"type": "object"}}, ["code", "params"])),
+            "actions": array(ref("Action")),
+            "players": array(player, minItems=1),
+        },
+        ["game", "over", "winners", "outcome", "summary", "notes", "actions", "players"],
+        closed=False,
+        description="What every game's state starts with; the game's own fields follow.",
+    )
 
     def game_state(game: str, properties: dict, required: list[str], players: dict) -> dict:
-        own = obj({"game": {"const": game}, "players": array(players), **properties}, ["game", *required],
-                  closed=False)
+        own = obj(
+            {"game": {"const": game}, "players": array(players), **properties},
+            ["game", *required],
+            closed=False,
+        )
         return {"allOf": [ref("StateEnvelope"), own]}
 
-    morto_player = obj({"id": PLAYER, "name": STRING, "lives": integer(0), "alive": BOOLEAN, "dealt": BOOLEAN,
-                        "dealer": BOOLEAN}, ["id", "name", "lives", "alive", "dealt", "dealer"], closed=False)
-    morto = game_state("morto", {
-        "round": integer(1), "lives": integer(1, 9),
-        "ranks": array(obj({"rank": integer(1, 10), "name": STRING}, ["rank", "name"])),
-        "face_up_ranks": array(integer(1, 10)), "dealer": PLAYER, "plays_first": nullable(PLAYER),
-        "play_order": array(PLAYER),
-    }, ["round", "lives", "ranks", "face_up_ranks", "dealer", "plays_first", "play_order"], morto_player)
+    morto_player = obj(
+        {
+            "id": PLAYER,
+            "name": STRING,
+            "lives": integer(0),
+            "alive": BOOLEAN,
+            "dealt": BOOLEAN,
+            "dealer": BOOLEAN,
+        },
+        ["id", "name", "lives", "alive", "dealt", "dealer"],
+        closed=False,
+    )
+    morto = game_state(
+        "morto",
+        {
+            "round": integer(1),
+            "lives": integer(1, 9),
+            "ranks": array(obj({"rank": integer(1, 10), "name": STRING}, ["rank", "name"])),
+            "face_up_ranks": array(integer(1, 10)),
+            "dealer": PLAYER,
+            "plays_first": nullable(PLAYER),
+            "play_order": array(PLAYER),
+        },
+        ["round", "lives", "ranks", "face_up_ranks", "dealer", "plays_first", "play_order"],
+        morto_player,
+    )
 
     adventure = integer(1, 29)
-    existentiel_player = obj({
-        "id": PLAYER, "name": STRING, "birth_month": integer(1, 12), "score": nullable(adventure),
-        "offered": nullable(adventure), "current": nullable(adventure), "jokers": integer(0),
-        "completed": array(adventure), "refused": array(adventure),
-        "status": {"enum": ["playing", "eliminated", "left"]}, "title": {"enum": [None, "maitre"]},
-        "must_accept": BOOLEAN, "reason": nullable(STRING), "next_base": nullable(integer()),
-        "stakes": {"enum": [None, "joker", "elimination"]},
-        "validated": {"enum": [None, "success", "failure"]},
-    }, ["id", "name", "birth_month", "score", "offered", "current", "jokers", "completed", "refused",
-        "status", "title", "must_accept", "reason", "next_base", "stakes", "validated"], closed=False)
-    existentiel = game_state("existentiel", {
-        "phase": {"enum": ["assigning", "underway", "over"]}, "cycle": integer(1),
-        "rendezvous": nullable(obj({"at": STRING, "place": nullable(STRING)}, ["at", "place"])),
-        "titles": array(STRING, minItems=29, maxItems=29), "death": integer(), "petit_chelem": integer(),
-        "dice": array(integer()), "waiting_for": array(PLAYER),
-    }, ["phase", "cycle", "rendezvous", "titles", "death", "petit_chelem", "dice", "waiting_for"],
-        existentiel_player)
+    existentiel_player = obj(
+        {
+            "id": PLAYER,
+            "name": STRING,
+            "birth_month": integer(1, 12),
+            "score": nullable(adventure),
+            "offered": nullable(adventure),
+            "current": nullable(adventure),
+            "jokers": integer(0),
+            "completed": array(adventure),
+            "refused": array(adventure),
+            "status": {"enum": ["playing", "eliminated", "left"]},
+            "title": {"enum": [None, "maitre"]},
+            "must_accept": BOOLEAN,
+            "reason": nullable(STRING),
+            "next_base": nullable(integer()),
+            "stakes": {"enum": [None, "joker", "elimination"]},
+            "validated": {"enum": [None, "success", "failure"]},
+        },
+        [
+            "id",
+            "name",
+            "birth_month",
+            "score",
+            "offered",
+            "current",
+            "jokers",
+            "completed",
+            "refused",
+            "status",
+            "title",
+            "must_accept",
+            "reason",
+            "next_base",
+            "stakes",
+            "validated",
+        ],
+        closed=False,
+    )
+    existentiel = game_state(
+        "existentiel",
+        {
+            "phase": {"enum": ["assigning", "underway", "over"]},
+            "cycle": integer(1),
+            "rendezvous": nullable(obj({"at": STRING, "place": nullable(STRING)}, ["at", "place"])),
+            "titles": array(STRING, minItems=29, maxItems=29),
+            "death": integer(),
+            "petit_chelem": integer(),
+            "dice": array(integer()),
+            "waiting_for": array(PLAYER),
+        },
+        ["phase", "cycle", "rendezvous", "titles", "death", "petit_chelem", "dice", "waiting_for"],
+        existentiel_player,
+    )
 
     line = nullable(CODE_MESSAGE)
-    newborn = obj({"gf": ref("Card"), "gm": ref("Card"), "eg": nullable(integer(0)), "cc": BOOLEAN,
-                   "royal": {"enum": [None, "K", "Q", "J"]}, "name": nullable(STRING), "points": integer()},
-                  ["gf", "gm", "eg", "cc", "royal", "name", "points"], closed=False)
-    gjdlv_player = obj({
-        "id": PLAYER, "name": STRING, "round_score": integer(), "round_scores": array(integer()),
-        "running_totals": array(integer()), "total": integer(), "projected_total": integer(),
-        "newborns": array(newborn), "abortions": integer(0), "formol": integer(0), "nursery": integer(),
-        "cc": integer(0), "cc_value": nullable(integer()), "cc_malus": nullable(integer()),
-        "cc_line": line, "formol_line": line, "round_line": CODE_MESSAGE,
-    }, ["id", "name", "round_score", "round_scores", "running_totals", "total", "projected_total",
-        "newborns", "abortions", "formol", "nursery", "cc", "cc_value", "cc_malus", "cc_line", "formol_line",
-        "round_line"], closed=False)
+    newborn = obj(
+        {
+            "gf": ref("Card"),
+            "gm": ref("Card"),
+            "eg": nullable(integer(0)),
+            "cc": BOOLEAN,
+            "royal": {"enum": [None, "K", "Q", "J"]},
+            "name": nullable(STRING),
+            "points": integer(),
+        },
+        ["gf", "gm", "eg", "cc", "royal", "name", "points"],
+        closed=False,
+    )
+    gjdlv_player = obj(
+        {
+            "id": PLAYER,
+            "name": STRING,
+            "round_score": integer(),
+            "round_scores": array(integer()),
+            "running_totals": array(integer()),
+            "total": integer(),
+            "projected_total": integer(),
+            "newborns": array(newborn),
+            "abortions": integer(0),
+            "formol": integer(0),
+            "nursery": integer(),
+            "cc": integer(0),
+            "cc_value": nullable(integer()),
+            "cc_malus": nullable(integer()),
+            "cc_line": line,
+            "formol_line": line,
+            "round_line": CODE_MESSAGE,
+        },
+        [
+            "id",
+            "name",
+            "round_score",
+            "round_scores",
+            "running_totals",
+            "total",
+            "projected_total",
+            "newborns",
+            "abortions",
+            "formol",
+            "nursery",
+            "cc",
+            "cc_value",
+            "cc_malus",
+            "cc_line",
+            "formol_line",
+            "round_line",
+        ],
+        closed=False,
+    )
     cards = array(ref("Card"))
-    embryo = obj({"gf": ref("Card"), "gm": ref("Card"), "eg": nullable(integer(0)), "cc": BOOLEAN,
-                  "royal": {"enum": [None, "K", "Q", "J"]}, "comes_to_term": BOOLEAN},
-                 ["gf", "gm", "eg", "cc", "royal", "comes_to_term"])
-    seat = obj({"player": PLAYER, "hand": integer(0), "held": BOOLEAN, "uterus": nullable(embryo),
-                "formol": cards}, ["player", "hand", "held", "uterus", "formol"])
-    choice = obj({"action": ref("Action"), "field": nullable(STRING),
-                  "cards": {"anyOf": [{"type": "null"}, cards,
-                                      {"type": "object", "additionalProperties": cards}]}},
-                 ["action", "field", "cards"])
-    play = obj({
-        "phase": {"enum": ["deal", "birth", "ovulation", "action", "ejaculation", "ended"]},
-        "active": PLAYER, "step": CODE_MESSAGE, "gf": nullable(ref("Card")), "ovulation": integer(0),
-        "mouchoir": cards, "diva_cup": cards, "open": array({"type": "object"}),
-        "last_lap": nullable(PLAYER), "removal": nullable(obj({"player": PLAYER}, ["player"])),
-        "deal": obj({"per_player": integer(1), "mouchoir": integer(0)}, ["per_player", "mouchoir"]),
-        "unseen": obj({"gf": cards, "gm": cards}, ["gf", "gm"]), "hidden": integer(0),
-        "seats": array(seat), "choices": array(choice),
-    }, ["phase", "active", "step", "gf", "ovulation", "mouchoir", "diva_cup", "open", "last_lap", "removal",
-        "deal", "unseen", "hidden", "seats", "choices"],
-        description="The round played through (mode tracker).")
-    gjdlv = game_state("gjdlv", {
-        "round": integer(1), "rounds": {"enum": [9, 5]}, "rounds_closed": integer(0), "last_round": BOOLEAN,
-        "rules": {"enum": ["simples", "abondantes"]}, "mode": {"enum": ["sheet", "tracker"]},
-        "play": nullable(play), "first_player": PLAYER,
-        "take": nullable(obj({"player": PLAYER}, ["player"])),
-        "deck": obj({"gf": array(ref("Card")), "gm": array(ref("Card"))}, ["gf", "gm"]),
-        "royal_points": {"type": "object", "additionalProperties": integer()}, "per_abortion": integer(),
-        "used_cards": array(ref("Card")),
-        "standings": array(obj({"player": PLAYER, "rank": integer(1), "total": integer()},
-                               ["player", "rank", "total"])),
-    }, ["round", "rounds", "rounds_closed", "last_round", "rules", "mode", "play", "first_player", "take",
-        "deck", "royal_points", "per_abortion", "used_cards", "standings"], gjdlv_player)
+    embryo = obj(
+        {
+            "gf": ref("Card"),
+            "gm": ref("Card"),
+            "eg": nullable(integer(0)),
+            "cc": BOOLEAN,
+            "royal": {"enum": [None, "K", "Q", "J"]},
+            "comes_to_term": BOOLEAN,
+        },
+        ["gf", "gm", "eg", "cc", "royal", "comes_to_term"],
+    )
+    seat = obj(
+        {"player": PLAYER, "hand": integer(0), "held": BOOLEAN, "uterus": nullable(embryo), "formol": cards},
+        ["player", "hand", "held", "uterus", "formol"],
+    )
+    choice = obj(
+        {
+            "action": ref("Action"),
+            "field": nullable(STRING),
+            "cards": {"anyOf": [{"type": "null"}, cards, {"type": "object", "additionalProperties": cards}]},
+        },
+        ["action", "field", "cards"],
+    )
+    play = obj(
+        {
+            "phase": {"enum": ["deal", "birth", "ovulation", "action", "ejaculation", "ended"]},
+            "active": PLAYER,
+            "step": CODE_MESSAGE,
+            "gf": nullable(ref("Card")),
+            "ovulation": integer(0),
+            "mouchoir": cards,
+            "diva_cup": cards,
+            "open": array({"type": "object"}),
+            "last_lap": nullable(PLAYER),
+            "removal": nullable(obj({"player": PLAYER}, ["player"])),
+            "deal": obj({"per_player": integer(1), "mouchoir": integer(0)}, ["per_player", "mouchoir"]),
+            "unseen": obj({"gf": cards, "gm": cards}, ["gf", "gm"]),
+            "hidden": integer(0),
+            "seats": array(seat),
+            "choices": array(choice),
+        },
+        [
+            "phase",
+            "active",
+            "step",
+            "gf",
+            "ovulation",
+            "mouchoir",
+            "diva_cup",
+            "open",
+            "last_lap",
+            "removal",
+            "deal",
+            "unseen",
+            "hidden",
+            "seats",
+            "choices",
+        ],
+        description="The round played through (mode tracker).",
+    )
+    gjdlv = game_state(
+        "gjdlv",
+        {
+            "round": integer(1),
+            "rounds": {"enum": [9, 5]},
+            "rounds_closed": integer(0),
+            "last_round": BOOLEAN,
+            "rules": {"enum": ["simples", "abondantes"]},
+            "mode": {"enum": ["sheet", "tracker"]},
+            "play": nullable(play),
+            "first_player": PLAYER,
+            "take": nullable(obj({"player": PLAYER}, ["player"])),
+            "deck": obj({"gf": array(ref("Card")), "gm": array(ref("Card"))}, ["gf", "gm"]),
+            "royal_points": {"type": "object", "additionalProperties": integer()},
+            "per_abortion": integer(),
+            "used_cards": array(ref("Card")),
+            "standings": array(
+                obj({"player": PLAYER, "rank": integer(1), "total": integer()}, ["player", "rank", "total"])
+            ),
+        },
+        [
+            "round",
+            "rounds",
+            "rounds_closed",
+            "last_round",
+            "rules",
+            "mode",
+            "play",
+            "first_player",
+            "take",
+            "deck",
+            "royal_points",
+            "per_abortion",
+            "used_cards",
+            "standings",
+        ],
+        gjdlv_player,
+    )
 
     return {
         "StateEnvelope": envelope,
         "State_morto": morto,
         "State_existentiel": existentiel,
         "State_gjdlv": gjdlv,
-        "State": {"description": "The table's view (`core.view`): the shared envelope, then the game's own.",
-                  "oneOf": [ref("State_morto"), ref("State_existentiel"), ref("State_gjdlv")]},
+        "State": {
+            "description": "The table's view (`core.view`): the shared envelope, then the game's own.",
+            "oneOf": [ref("State_morto"), ref("State_existentiel"), ref("State_gjdlv")],
+        },
     }
 
 
@@ -274,142 +486,288 @@ def state_schemas() -> dict:
 
 def schemas() -> dict:
     return {
-        "PlayerId": {"type": "string", "pattern": "^p[1-9][0-9]*$", "examples": ["p1", "p2"],
-                     "description": "A player's id: `p1`, `p2`… in seating order; ids never change."},
-        "Name": {"type": "string", "minLength": 1, "maxLength": 40,
-                 "description": "1 to 40 characters once trimmed; unique at the table, whatever the case."},
-        "ClientId": {"type": "string", "minLength": 1, "maxLength": 64,
-                     "description": "The client's id for this write (printable): a retry with the same id is "
-                                    "answered as the first time and applied once."},
+        "PlayerId": {
+            "type": "string",
+            "pattern": "^p[1-9][0-9]*$",
+            "examples": ["p1", "p2"],
+            "description": "A player's id: `p1`, `p2`… in seating order; ids never change.",
+        },
+        "Name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "1 to 40 characters once trimmed; unique at the table, whatever the case.",
+        },
+        "ClientId": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "The client's id for this write (printable): a retry with the same id is "
+            "answered as the first time and applied once.",
+        },
         "Version": integer(0, description="The table's revision; a write carrying another one gets 409."),
-        "Card": {"type": "string", "pattern": "^(A|[2-9]|10|J|Q|K)[SCHD]$", "examples": ["AS", "10H", "QD"],
-                 "description": "Rank then suit; case, `1` for the Ace and the suit symbols are accepted and "
-                                "normalised."},
-        "MortoCards": {"type": "object", "propertyNames": {"pattern": "^p[1-9][0-9]*$"},
-                       "additionalProperties": integer(1, 10),
-                       "description": "`{player id: rank}`, 1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re."},
-        "Rendezvous": {"type": "string",
-                       "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?$",
-                       "examples": ["2031-03-07T19:30"],
-                       "description": "Local wall-clock time, years 2000–2100."},
-        "Moment": {"type": "string", "pattern": MOMENT,
-                   "description": "ISO 8601, in UTC: with its offset on PostgreSQL, without one on SQLite "
-                                  "(`2031-03-07T18:30:00.123456`)."},
-        "Error": obj({"error": obj({
-            "code": {"type": "string",
-                     "description": "Stable: what clients test (`morto.dealer_may_speak`…)."},
-            "message": {"type": "string", "description": "The sentence in the client's language "
-                                                          "(Accept-Language; French by default)."},
-            "messages": obj({"fr": STRING, "en": STRING}, ["fr", "en"]),
-            "params": {"type": "object", "description": "What the sentences quote."},
-            "rule": {"type": "string", "pattern": "^/rules/[a-z]+(#[a-z0-9-]+)?$",
-                     "description": "Where the app's short rules explain the rule that refused, "
-                                    "when one did (`/rules/morto#dead`)."},
-        }, ["code", "message", "messages", "params"])}, ["error"]),
-        "Action": obj({"type": STRING}, ["type"], closed=False, additionalProperties=PLAYER,
-                      description="An event the rules allow now, with the fields the rules fix (player ids); "
-                                  "the table supplies the rest."),
+        "Card": {
+            "type": "string",
+            "pattern": "^(A|[2-9]|10|J|Q|K)[SCHD]$",
+            "examples": ["AS", "10H", "QD"],
+            "description": "Rank then suit; case, `1` for the Ace and the suit symbols are accepted and "
+            "normalised.",
+        },
+        "MortoCards": {
+            "type": "object",
+            "propertyNames": {"pattern": "^p[1-9][0-9]*$"},
+            "additionalProperties": integer(1, 10),
+            "description": "`{player id: rank}`, 1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re.",
+        },
+        "Rendezvous": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?$",
+            "examples": ["2031-03-07T19:30"],
+            "description": "Local wall-clock time, years 2000–2100.",
+        },
+        "Moment": {
+            "type": "string",
+            "pattern": MOMENT,
+            "description": "ISO 8601, in UTC: with its offset on PostgreSQL, without one on SQLite "
+            "(`2031-03-07T18:30:00.123456`).",
+        },
+        "Error": obj(
+            {
+                "error": obj(
+                    {
+                        "code": {
+                            "type": "string",
+                            "description": "Stable: what clients test (`morto.dealer_may_speak`…).",
+                        },
+                        "message": {
+                            "type": "string",
+                            "description": "The sentence in the client's language "
+                            "(Accept-Language; French by default).",
+                        },
+                        "messages": obj({"fr": STRING, "en": STRING}, ["fr", "en"]),
+                        "params": {"type": "object", "description": "What the sentences quote."},
+                        "rule": {
+                            "type": "string",
+                            "pattern": "^/rules/[a-z]+(#[a-z0-9-]+)?$",
+                            "description": "Where the app's short rules explain the rule that refused, "
+                            "when one did (`/rules/morto#dead`).",
+                        },
+                    },
+                    ["code", "message", "messages", "params"],
+                )
+            },
+            ["error"],
+        ),
+        "Action": obj(
+            {"type": STRING},
+            ["type"],
+            closed=False,
+            additionalProperties=PLAYER,
+            description="An event the rules allow now, with the fields the rules fix (player ids); "
+            "the table supplies the rest.",
+        ),
         **state_schemas(),
         "Answer": obj({"version": ref("Version"), "state": ref("State")}, ["version", "state"]),
-        "StreamEvent": obj({
-            "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version."},
-            "event": {"const": "state"},
-            "data": {"type": "string", "contentMediaType": JSON, "contentSchema": ref("Answer")},
-            "retry": integer(0),
-        }, ["id", "event", "data"], description="One server-sent event: the answer of one version."),
-        "Table": obj({"code": STRING, "display_code": STRING, "game": {"enum": list(GAMES)},
-                      "version": ref("Version"), "state": ref("State")},
-                     ["code", "display_code", "game", "version", "state"]),
-        "NewTableAnswer": obj({"code": STRING, "display_code": STRING, "secret": STRING,
-                               "game": {"enum": list(GAMES)}, "version": ref("Version"),
-                               "state": ref("State")},
-                              ["code", "display_code", "secret", "game", "version", "state"]),
+        "StreamEvent": obj(
+            {
+                "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version."},
+                "event": {"const": "state"},
+                "data": {"type": "string", "contentMediaType": JSON, "contentSchema": ref("Answer")},
+                "retry": integer(0),
+            },
+            ["id", "event", "data"],
+            description="One server-sent event: the answer of one version.",
+        ),
+        "Table": obj(
+            {
+                "code": STRING,
+                "display_code": STRING,
+                "game": {"enum": list(GAMES)},
+                "version": ref("Version"),
+                "state": ref("State"),
+            },
+            ["code", "display_code", "game", "version", "state"],
+        ),
+        "NewTableAnswer": obj(
+            {
+                "code": STRING,
+                "display_code": STRING,
+                "secret": STRING,
+                "game": {"enum": list(GAMES)},
+                "version": ref("Version"),
+                "state": ref("State"),
+            },
+            ["code", "display_code", "secret", "game", "version", "state"],
+        ),
         **new_table_schemas(),
-        "NewTable": {"oneOf": [ref("NewTable_morto"), ref("NewTable_existentiel"), ref("NewTable_gjdlv")],
-                     "discriminator": {"propertyName": "game", "mapping": {
-                         game: f"#/components/schemas/NewTable_{game}" for game in GAMES}}},
+        "NewTable": {
+            "oneOf": [ref("NewTable_morto"), ref("NewTable_existentiel"), ref("NewTable_gjdlv")],
+            "discriminator": {
+                "propertyName": "game",
+                "mapping": {game: f"#/components/schemas/NewTable_{game}" for game in GAMES},
+            },
+        },
         **event_schemas(),
         "Event": event_union(),
-        "Undo": obj({"version": ref("Version"), "id": ref("ClientId")},
-                    description="Send the `version` or an `id`, so that a retried undo cannot undo twice."),
-        "CheckParams": obj({
-            "cards": ref("MortoCards"),
-            "face_up": {"type": "object", "additionalProperties": {"enum": [9, 10]}},
-            "player": PLAYER, "die": integer(1, 6), "gf": ref("Card"), "gm": ref("Card"),
-            "new_gm": ref("Card"), "answer": ref("Card"), "card": ref("Card"),
-            "gms": {"type": "object", "additionalProperties": ref("Card")},
-            "against": {"enum": ["abortion", "surrogacy", "fecundation"]},
-        }, closed=False, description="The check's params; which ones depends on the check (docs/API.md)."),
-        "CheckAnswer": obj({"ok": BOOLEAN}, ["ok"], closed=False,
-                           description="The check's answer; every `code` in it comes with `message` and "
-                                       "`messages`."),
-        "Log": obj({
-            "code": STRING, "game": {"enum": list(GAMES)}, "players": {"type": "array"},
-            "options": {"type": "object"}, "version": ref("Version"), "state": ref("State"),
-            "events": array(obj({"id": nullable(STRING), "event": {"type": "object"}}, ["id", "event"])),
-            "since": ref("Version"), "keep": integer(0),
-        }, ["code", "game", "players", "options", "version", "state", "events"]),
-        "History": obj({
-            "code": STRING, "game": {"enum": list(GAMES)}, "version": ref("Version"),
-            "events": array(obj({
-                "seq": integer(1), "id": nullable(STRING), "event": {"type": "object"},
+        "Undo": obj(
+            {"version": ref("Version"), "id": ref("ClientId")},
+            description="Send the `version` or an `id`, so that a retried undo cannot undo twice.",
+        ),
+        "CheckParams": obj(
+            {
+                "cards": ref("MortoCards"),
+                "face_up": {"type": "object", "additionalProperties": {"enum": [9, 10]}},
+                "player": PLAYER,
+                "die": integer(1, 6),
+                "gf": ref("Card"),
+                "gm": ref("Card"),
+                "new_gm": ref("Card"),
+                "answer": ref("Card"),
+                "card": ref("Card"),
+                "gms": {"type": "object", "additionalProperties": ref("Card")},
+                "against": {"enum": ["abortion", "surrogacy", "fecundation"]},
+            },
+            closed=False,
+            description="The check's params; which ones depends on the check (docs/API.md).",
+        ),
+        "CheckAnswer": obj(
+            {"ok": BOOLEAN},
+            ["ok"],
+            closed=False,
+            description="The check's answer; every `code` in it comes with `message` and `messages`.",
+        ),
+        "Log": obj(
+            {
+                "code": STRING,
+                "game": {"enum": list(GAMES)},
+                "players": {"type": "array"},
+                "options": {"type": "object"},
                 "version": ref("Version"),
-                "at": ref("Moment"), "undone": BOOLEAN, "undone_version": nullable(ref("Version")),
-                "undone_at": nullable(ref("Moment")),
-                "said": ref("Said"),
-            }, ["seq", "id", "event", "version", "at", "undone", "undone_version", "undone_at", "said"])),
-            "more": BOOLEAN,
-        }, ["code", "game", "version", "events", "more"]),
-        "Said": obj({"code": {"type": "string", "pattern": r"^(morto|existentiel|gjdlv)\.story\.[a-z_]+$"},
-                     "params": {"type": "object"}}, ["code", "params"],
-                    description="What an event did, in words: a `<game>.story.<type>` code of the catalogue "
-                                "and the params its sentence quotes, worded against the state before it."),
-        "Timeline": obj({
-            "code": STRING, "game": {"enum": list(GAMES)}, "version": ref("Version"),
-            "measure": CODE_MESSAGE,
-            "players": array(obj({"id": PLAYER, "name": STRING}, ["id", "name"])),
-            "points": array(obj({
-                "label": CODE_MESSAGE,
-                "scores": {"type": "object", "propertyNames": {"pattern": "^p[1-9][0-9]*$"},
-                           "additionalProperties": {"type": "integer"}},
-            }, ["label", "scores"])),
-        }, ["code", "game", "version", "measure", "players", "points"],
+                "state": ref("State"),
+                "events": array(obj({"id": nullable(STRING), "event": {"type": "object"}}, ["id", "event"])),
+                "since": ref("Version"),
+                "keep": integer(0),
+            },
+            ["code", "game", "players", "options", "version", "state", "events"],
+        ),
+        "History": obj(
+            {
+                "code": STRING,
+                "game": {"enum": list(GAMES)},
+                "version": ref("Version"),
+                "events": array(
+                    obj(
+                        {
+                            "seq": integer(1),
+                            "id": nullable(STRING),
+                            "event": {"type": "object"},
+                            "version": ref("Version"),
+                            "at": ref("Moment"),
+                            "undone": BOOLEAN,
+                            "undone_version": nullable(ref("Version")),
+                            "undone_at": nullable(ref("Moment")),
+                            "said": ref("Said"),
+                        },
+                        [
+                            "seq",
+                            "id",
+                            "event",
+                            "version",
+                            "at",
+                            "undone",
+                            "undone_version",
+                            "undone_at",
+                            "said",
+                        ],
+                    )
+                ),
+                "more": BOOLEAN,
+            },
+            ["code", "game", "version", "events", "more"],
+        ),
+        "Said": obj(
+            {
+                "code": {"type": "string", "pattern": r"^(morto|existentiel|gjdlv)\.story\.[a-z_]+$"},
+                "params": {"type": "object"},
+            },
+            ["code", "params"],
+            description="What an event did, in words: a `<game>.story.<type>` code of the catalogue "
+            "and the params its sentence quotes, worded against the state before it.",
+        ),
+        "Timeline": obj(
+            {
+                "code": STRING,
+                "game": {"enum": list(GAMES)},
+                "version": ref("Version"),
+                "measure": CODE_MESSAGE,
+                "players": array(obj({"id": PLAYER, "name": STRING}, ["id", "name"])),
+                "points": array(
+                    obj(
+                        {
+                            "label": CODE_MESSAGE,
+                            "scores": {
+                                "type": "object",
+                                "propertyNames": {"pattern": "^p[1-9][0-9]*$"},
+                                "additionalProperties": {"type": "integer"},
+                            },
+                        },
+                        ["label", "scores"],
+                    )
+                ),
+            },
+            ["code", "game", "version", "measure", "players", "points"],
             description="Each player's number (`measure`: lives, adventures completed, total points) at the "
-                        "start, after each step (a round, a validation) and at the end."),
-        "Export": obj({
-            "format": {"const": "arbitre.table"}, "format_version": {"const": 1},
-            "exported_at": STRING, "code": STRING, "game": {"enum": list(GAMES)},
-            "players": {"type": "array"}, "options": {"type": "object"},
-            "events": array(obj({"id": nullable(ref("ClientId")), "event": {"type": "object"}}, ["event"],
-                                closed=False)),
-            "version": ref("Version"),
-            "summary": {"type": "object"},
-        }, ["format", "format_version", "game", "players", "events"], closed=False,
+            "start, after each step (a round, a validation) and at the end.",
+        ),
+        "Export": obj(
+            {
+                "format": {"const": "arbitre.table"},
+                "format_version": {"const": 1},
+                "exported_at": STRING,
+                "code": STRING,
+                "game": {"enum": list(GAMES)},
+                "players": {"type": "array"},
+                "options": {"type": "object"},
+                "events": array(
+                    obj(
+                        {"id": nullable(ref("ClientId")), "event": {"type": "object"}},
+                        ["event"],
+                        closed=False,
+                    )
+                ),
+                "version": ref("Version"),
+                "summary": {"type": "object"},
+            },
+            ["format", "format_version", "game", "players", "events"],
+            closed=False,
             description="A table as a file: its setup and the events in effect, in order, with their "
-                        "client ids (no secret). `POST /api/tables/import` reads `format`, `format_version`, "
-                        "`game`, `players`, `options` and `events`; the rest is for people."),
+            "client ids (no secret). `POST /api/tables/import` reads `format`, `format_version`, "
+            "`game`, `players`, `options` and `events`; the rest is for people.",
+        ),
     }
 
 
 ERRORS = {
     400: "The body is not JSON (`bad_json`: NaN and infinities included, a lone surrogate) or nests too deep "
-         "(`too_deep`, params `max`), or it is not an object.",
+    "(`too_deep`, params `max`), or it is not an object.",
     401: "No `Authorization: Bearer <secret>` (`secret_required`).",
     403: "Another table's secret (`wrong_secret`).",
     404: "No such table (`unknown_table`), check (`unknown_check`), calendar (`existentiel.no_calendar`, "
-         "`existentiel.no_rendezvous`) or route (`not_found`).",
+    "`existentiel.no_rendezvous`) or route (`not_found`).",
     409: "The write carried a `version` that is not the table's (`stale_version`, params `sent`, `current`).",
     413: "The body is over 64 KiB (`too_large`, params `max`).",
     415: "A body that is not `application/json` (`unsupported_media_type`).",
     422: "The engine refuses it, malformed or against the rules (`code` names the rule, e.g. "
-         "`morto.dealer_may_speak`), or the client id or version is malformed (`bad_field`).",
+    "`morto.dealer_may_speak`), or the client id or version is malformed (`bad_field`).",
     429: "Too many failures or new tables from this address (`too_many_requests`, params `retry_after`), or "
-         "too many open streams (`too_many_streams`, params `max`).",
+    "too many open streams (`too_many_streams`, params `max`).",
     503: "The server is too busy: the database stayed locked (`busy`; nothing was written), or this process "
-         "holds as many streams as it may (`streams_full`).",
+    "holds as many streams as it may (`streams_full`).",
 }
-RETRY_AFTER = {"description": "Seconds to wait before trying again.", "schema": {"type": "string",
-                                                                                  "pattern": "^[0-9]+$"}}
+RETRY_AFTER = {
+    "description": "Seconds to wait before trying again.",
+    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+}
 
 
 def error_responses() -> dict:
@@ -430,8 +788,13 @@ def errors(*statuses: int) -> dict:
 
 def query_count(name: str, low: int, high: int | None, description: str) -> dict:
     """An optional whole number in the query string."""
-    return {"name": name, "in": "query", "required": False, "description": description,
-            "schema": integer(low, high)}
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "description": description,
+        "schema": integer(low, high),
+    }
 
 
 def ok(description: str, schema: dict, media: str = JSON, **more) -> dict:
@@ -444,14 +807,34 @@ def json_body(schema: dict, required: bool = True, **more) -> dict:
 
 # --- the paths -------------------------------------------------------------------------------------------
 
-CODE = {"name": "code", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1},
-        "description": "The table's code, in any case, with or without its dash (`7K3M-9Q`).",
-        "examples": {"code": {"value": "7K3M9Q"}}}
-CHECK_NAMES = ["reveal", "swap", "landing", "stakes", "fecundate", "surrogate", "abortion", "ejaculation",
-               "bonus", "fecundations"]
-CHECK = {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1},
-         "description": "A check of the table's game: " + ", ".join(f"`{n}`" for n in CHECK_NAMES) + ".",
-         "examples": {"reveal": {"value": "reveal"}}}
+CODE = {
+    "name": "code",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1},
+    "description": "The table's code, in any case, with or without its dash (`7K3M-9Q`).",
+    "examples": {"code": {"value": "7K3M9Q"}},
+}
+CHECK_NAMES = [
+    "reveal",
+    "swap",
+    "landing",
+    "stakes",
+    "fecundate",
+    "surrogate",
+    "abortion",
+    "ejaculation",
+    "bonus",
+    "fecundations",
+]
+CHECK = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1},
+    "description": "A check of the table's game: " + ", ".join(f"`{n}`" for n in CHECK_NAMES) + ".",
+    "examples": {"reveal": {"value": "reveal"}},
+}
 REFEREE = [{"referee": []}]
 # A body is read (413, 415, 400) only by the routes that take one; a route naming a table answers 429
 # past the limit on wrong codes from an address, a write past the limit on wrong secrets.
@@ -462,115 +845,231 @@ READ = (404, 429)
 def paths() -> dict:
     table = "/api/tables/{code}"
     return {
-        "/api/openapi.json": {"get": {
-            "operationId": "openapi", "summary": "This document", "tags": ["meta"],
-            "responses": {"200": ok("The OpenAPI 3.1 description of the API.", {"type": "object"})},
-        }},
-        "/api/tables": {"post": {
-            "operationId": "createTable", "summary": "Create a table", "tags": ["tables"],
-            "requestBody": json_body(ref("NewTable")),
-            "responses": {
-                "201": ok("The new table, with the referee's secret (given only here).",
-                          ref("NewTableAnswer"),
-                          headers={"Location": {"required": True, "schema": STRING,
-                                                "description": "`/api/tables/<code>`"}}),
-                **errors(400, 413, 415, 422, 429, 503),
+        "/api/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "summary": "This document",
+                "tags": ["meta"],
+                "responses": {"200": ok("The OpenAPI 3.1 description of the API.", {"type": "object"})},
+            }
+        },
+        "/api/tables": {
+            "post": {
+                "operationId": "createTable",
+                "summary": "Create a table",
+                "tags": ["tables"],
+                "requestBody": json_body(ref("NewTable")),
+                "responses": {
+                    "201": ok(
+                        "The new table, with the referee's secret (given only here).",
+                        ref("NewTableAnswer"),
+                        headers={
+                            "Location": {
+                                "required": True,
+                                "schema": STRING,
+                                "description": "`/api/tables/<code>`",
+                            }
+                        },
+                    ),
+                    **errors(400, 413, 415, 422, 429, 503),
+                },
+            }
+        },
+        table: {
+            "parameters": [CODE],
+            "get": {
+                "operationId": "getTable",
+                "summary": "A table's current state",
+                "tags": ["tables"],
+                "responses": {"200": ok("The table.", ref("Table")), **errors(*READ)},
             },
-        }},
-        table: {"parameters": [CODE], "get": {
-            "operationId": "getTable", "summary": "A table's current state", "tags": ["tables"],
-            "responses": {"200": ok("The table.", ref("Table")), **errors(*READ)},
-        }},
-        table + "/events": {"parameters": [CODE], "post": {
-            "operationId": "postEvent", "summary": "Record an event", "tags": ["referee"],
-            "security": REFEREE, "requestBody": json_body(ref("Event")),
-            "responses": {"201": ok("The table after the event (or the first answer to this `id`).",
-                                    ref("Answer")),
-                          **errors(*WRITE)},
-        }},
-        table + "/undo": {"parameters": [CODE], "post": {
-            "operationId": "postUndo", "summary": "Take back the latest event in effect", "tags": ["referee"],
-            "security": REFEREE, "requestBody": json_body(ref("Undo"), required=False),
-            "responses": {"200": ok("The table as it was before that event, exactly.", ref("Answer")),
-                          **errors(*WRITE)},
-        }},
-        table + "/log": {"parameters": [CODE, query_count(
-            "since", 0, None, "Only what a client holding the log of this version lacks: it keeps its first "
-                              "`keep` events and appends `events`.")], "get": {
-            "operationId": "getLog", "summary": "The setup and the events in effect, to replay",
-            "tags": ["tables"],
-            "responses": {"200": ok("The log.", ref("Log")), **errors(*READ, 422)},
-        }},
-        table + "/history": {"parameters": [
-            CODE, query_count("limit", 1, 500, "Only the latest `limit` entries (a page)."),
-            query_count("before", 1, None, "Only entries before this `seq` (the next page)."),
-        ], "get": {
-            "operationId": "getHistory", "summary": "Every event ever accepted, undone ones included",
-            "tags": ["tables"],
-            "responses": {"200": ok("The history.", ref("History")), **errors(*READ, 422)},
-        }},
-        table + "/timeline": {"parameters": [CODE], "get": {
-            "operationId": "getTimeline", "summary": "Each player's number over the game (the chart)",
-            "tags": ["tables"], "responses": {"200": ok("The series.", ref("Timeline")), **errors(*READ)},
-        }},
-        table + "/export": {"parameters": [CODE], "get": {
-            "operationId": "exportTable", "summary": "The table as a JSON file (no secret)",
-            "tags": ["tables"],
-            "responses": {"200": ok("Downloaded as `arbitre-<code>.json`.", ref("Export"),
-                                    headers={"Content-Disposition": {"required": True, "schema": STRING}}),
-                          **errors(*READ)},
-        }},
-        table + "/export.csv": {"parameters": [CODE], "get": {
-            "operationId": "exportTableCsv", "summary": "The timeline as CSV: a header row, one row per step",
-            "tags": ["tables"],
-            "responses": {"200": ok("Downloaded as `arbitre-<code>.csv`, labels in the client's language.",
-                                    STRING, "text/csv",
-                                    headers={"Content-Disposition": {"required": True, "schema": STRING}}),
-                          **errors(*READ)},
-        }},
-        "/api/tables/import": {"post": {
-            "operationId": "importTable", "summary": "A new table replaying an export's events",
-            "tags": ["tables"], "requestBody": json_body(ref("Export")),
-            "responses": {
-                "201": ok("The new table, with its referee's secret, as `POST /api/tables` answers. A "
-                          "refused event refuses the whole import (422 with the rule's code and "
-                          "`params.index`, the event's 0-based position); nothing is created.",
-                          ref("NewTableAnswer"),
-                          headers={"Location": {"required": True, "schema": STRING,
-                                                "description": "`/api/tables/<code>`"}}),
-                **errors(400, 413, 415, 422, 429, 503),
+        },
+        table + "/events": {
+            "parameters": [CODE],
+            "post": {
+                "operationId": "postEvent",
+                "summary": "Record an event",
+                "tags": ["referee"],
+                "security": REFEREE,
+                "requestBody": json_body(ref("Event")),
+                "responses": {
+                    "201": ok("The table after the event (or the first answer to this `id`).", ref("Answer")),
+                    **errors(*WRITE),
+                },
             },
-        }},
-        table + "/checks/{name}": {"parameters": [CODE, CHECK], "post": {
-            "operationId": "runCheck", "summary": "A pure rule check on the table's state",
-            "tags": ["tables"],
-            "requestBody": json_body(ref("CheckParams"), required=False),
-            "responses": {"200": ok("The check's answer.", ref("CheckAnswer")),
-                          **errors(400, 404, 413, 415, 422, 429)},
-        }},
-        table + "/qr.svg": {"parameters": [CODE], "get": {
-            "operationId": "getQr", "summary": "The QR code of the table view's URL", "tags": ["tables"],
-            "responses": {"200": ok("An SVG image.", STRING, "image/svg+xml"), **errors(*READ)},
-        }},
-        table + "/stream": {"parameters": [CODE], "get": {
-            "operationId": "stream", "summary": "Live updates (server-sent events)", "tags": ["live"],
-            "parameters": [{"name": "Last-Event-ID", "in": "header", "required": False, "schema": STRING,
-                            "description": "The last version received: every later one is sent first."}],
-            "responses": {
-                "200": ok("`retry: 1000`, then one event per version: `id: <version>`, `event: state`, "
-                          "`data: {\"version\", \"state\"}`; a `: still here` comment after 15 s of silence. "
-                          "The schema describes each event (as OpenAPI 3.2's `itemSchema` would).",
-                          ref("StreamEvent"), "text/event-stream"),
-                **errors(404, 429, 503),
+        },
+        table + "/undo": {
+            "parameters": [CODE],
+            "post": {
+                "operationId": "postUndo",
+                "summary": "Take back the latest event in effect",
+                "tags": ["referee"],
+                "security": REFEREE,
+                "requestBody": json_body(ref("Undo"), required=False),
+                "responses": {
+                    "200": ok("The table as it was before that event, exactly.", ref("Answer")),
+                    **errors(*WRITE),
+                },
             },
-        }},
-        table + "/rendezvous.ics": {"parameters": [CODE], "get": {
-            "operationId": "getRendezvous", "summary": "The next rendez-vous (Le jeu existentiel), RFC 5545",
-            "tags": ["tables"],
-            "responses": {"200": ok("One VEVENT, downloaded as `rendez-vous-<code>.ics`.", STRING,
-                                    "text/calendar"),
-                          **errors(*READ)},
-        }},
+        },
+        table + "/log": {
+            "parameters": [
+                CODE,
+                query_count(
+                    "since",
+                    0,
+                    None,
+                    "Only what a client holding the log of this version lacks: it keeps its first "
+                    "`keep` events and appends `events`.",
+                ),
+            ],
+            "get": {
+                "operationId": "getLog",
+                "summary": "The setup and the events in effect, to replay",
+                "tags": ["tables"],
+                "responses": {"200": ok("The log.", ref("Log")), **errors(*READ, 422)},
+            },
+        },
+        table + "/history": {
+            "parameters": [
+                CODE,
+                query_count("limit", 1, 500, "Only the latest `limit` entries (a page)."),
+                query_count("before", 1, None, "Only entries before this `seq` (the next page)."),
+            ],
+            "get": {
+                "operationId": "getHistory",
+                "summary": "Every event ever accepted, undone ones included",
+                "tags": ["tables"],
+                "responses": {"200": ok("The history.", ref("History")), **errors(*READ, 422)},
+            },
+        },
+        table + "/timeline": {
+            "parameters": [CODE],
+            "get": {
+                "operationId": "getTimeline",
+                "summary": "Each player's number over the game (the chart)",
+                "tags": ["tables"],
+                "responses": {"200": ok("The series.", ref("Timeline")), **errors(*READ)},
+            },
+        },
+        table + "/export": {
+            "parameters": [CODE],
+            "get": {
+                "operationId": "exportTable",
+                "summary": "The table as a JSON file (no secret)",
+                "tags": ["tables"],
+                "responses": {
+                    "200": ok(
+                        "Downloaded as `arbitre-<code>.json`.",
+                        ref("Export"),
+                        headers={"Content-Disposition": {"required": True, "schema": STRING}},
+                    ),
+                    **errors(*READ),
+                },
+            },
+        },
+        table + "/export.csv": {
+            "parameters": [CODE],
+            "get": {
+                "operationId": "exportTableCsv",
+                "summary": "The timeline as CSV: a header row, one row per step",
+                "tags": ["tables"],
+                "responses": {
+                    "200": ok(
+                        "Downloaded as `arbitre-<code>.csv`, labels in the client's language.",
+                        STRING,
+                        "text/csv",
+                        headers={"Content-Disposition": {"required": True, "schema": STRING}},
+                    ),
+                    **errors(*READ),
+                },
+            },
+        },
+        "/api/tables/import": {
+            "post": {
+                "operationId": "importTable",
+                "summary": "A new table replaying an export's events",
+                "tags": ["tables"],
+                "requestBody": json_body(ref("Export")),
+                "responses": {
+                    "201": ok(
+                        "The new table, with its referee's secret, as `POST /api/tables` answers. A "
+                        "refused event refuses the whole import (422 with the rule's code and "
+                        "`params.index`, the event's 0-based position); nothing is created.",
+                        ref("NewTableAnswer"),
+                        headers={
+                            "Location": {
+                                "required": True,
+                                "schema": STRING,
+                                "description": "`/api/tables/<code>`",
+                            }
+                        },
+                    ),
+                    **errors(400, 413, 415, 422, 429, 503),
+                },
+            }
+        },
+        table + "/checks/{name}": {
+            "parameters": [CODE, CHECK],
+            "post": {
+                "operationId": "runCheck",
+                "summary": "A pure rule check on the table's state",
+                "tags": ["tables"],
+                "requestBody": json_body(ref("CheckParams"), required=False),
+                "responses": {
+                    "200": ok("The check's answer.", ref("CheckAnswer")),
+                    **errors(400, 404, 413, 415, 422, 429),
+                },
+            },
+        },
+        table + "/qr.svg": {
+            "parameters": [CODE],
+            "get": {
+                "operationId": "getQr",
+                "summary": "The QR code of the table view's URL",
+                "tags": ["tables"],
+                "responses": {"200": ok("An SVG image.", STRING, "image/svg+xml"), **errors(*READ)},
+            },
+        },
+        table + "/stream": {
+            "parameters": [CODE],
+            "get": {
+                "operationId": "stream",
+                "summary": "Live updates (server-sent events)",
+                "tags": ["live"],
+                "parameters": [
+                    {
+                        "name": "Last-Event-ID",
+                        "in": "header",
+                        "required": False,
+                        "schema": STRING,
+                        "description": "The last version received: every later one is sent first.",
+                    }
+                ],
+                "responses": {
+                    "200": ok(
+                        "`retry: 1000`, then one event per version: `id: <version>`, `event: state`, "
+                        '`data: {"version", "state"}`; a `: still here` comment after 15 s of silence. '
+                        "The schema describes each event (as OpenAPI 3.2's `itemSchema` would).",
+                        ref("StreamEvent"),
+                        "text/event-stream",
+                    ),
+                    **errors(404, 429, 503),
+                },
+            },
+        },
+        table + "/rendezvous.ics": {
+            "parameters": [CODE],
+            "get": {
+                "operationId": "getRendezvous",
+                "summary": "The next rendez-vous (Le jeu existentiel), RFC 5545",
+                "tags": ["tables"],
+                "responses": {
+                    "200": ok("One VEVENT, downloaded as `rendez-vous-<code>.ics`.", STRING, "text/calendar"),
+                    **errors(*READ),
+                },
+            },
+        },
     }
 
 
@@ -581,18 +1080,21 @@ def document() -> dict:
         "info": {
             "title": "Arbitre",
             "version": "1",
-            "description": "The referee and scorekeeper's JSON API. Every refusal is `{\"error\": "
-                           "{\"code\", \"message\", \"messages\", \"params\"}}`; see docs/API.md.",
+            "description": 'The referee and scorekeeper\'s JSON API. Every refusal is `{"error": '
+            '{"code", "message", "messages", "params"}}`; see docs/API.md.',
         },
         "tags": [{"name": "tables"}, {"name": "referee"}, {"name": "live"}, {"name": "meta"}],
         "paths": paths(),
         "components": {
             "schemas": schemas(),
             "responses": error_responses(),
-            "securitySchemes": {"referee": {
-                "type": "http", "scheme": "bearer",
-                "description": "The table's referee secret, given once when the table is created.",
-            }},
+            "securitySchemes": {
+                "referee": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The table's referee secret, given once when the table is created.",
+                }
+            },
         },
     }
 

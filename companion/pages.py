@@ -65,8 +65,14 @@ def _table_page(template: str, endpoint: str, code: str, **extra):
     table = _table(code)
     if table.code != code:
         return redirect(url_for(endpoint, code=table.code, **extra))
-    return render_template(template, table=table, game_name=game_name(table.game),
-                           display_code=store.display_code(table.code), answer=store.answer(table), **extra)
+    return render_template(
+        template,
+        table=table,
+        game_name=game_name(table.game),
+        display_code=store.display_code(table.code),
+        answer=store.answer(table),
+        **extra,
+    )
 
 
 @bp.get("/r/<code>")
@@ -82,9 +88,13 @@ def table_view(code: str):
 @bp.get("/t/<code>/qr")
 def qr_screen(code: str):
     table = _table(code)
-    return render_template("qr.html", table=table, game_name=game_name(table.game),
-                           display_code=store.display_code(table.code),
-                           view_url=url_for("pages.table_view", code=table.code, _external=True))
+    return render_template(
+        "qr.html",
+        table=table,
+        game_name=game_name(table.game),
+        display_code=store.display_code(table.code),
+        view_url=url_for("pages.table_view", code=table.code, _external=True),
+    )
 
 
 @bp.get("/join/<code>")

@@ -24,10 +24,30 @@ bp = Blueprint("rules", __name__)
 # Each game's sections, in the order the page shows them: the anchors refusals link to.
 SECTIONS: dict[str, tuple[str, ...]] = {
     "morto": ("cards", "turns", "swap", "touch", "dead", "reveal", "end"),
-    "existentiel": ("players", "adventures", "landing", "accept", "refuse", "jokers", "rendezvous",
-                    "validate", "end"),
-    "gjdlv": ("cards", "round", "fecundation", "surrogacy", "abortion", "ejaculation", "bonuses", "royal",
-              "last-lap", "scoring", "malus"),
+    "existentiel": (
+        "players",
+        "adventures",
+        "landing",
+        "accept",
+        "refuse",
+        "jokers",
+        "rendezvous",
+        "validate",
+        "end",
+    ),
+    "gjdlv": (
+        "cards",
+        "round",
+        "fecundation",
+        "surrogacy",
+        "abortion",
+        "ejaculation",
+        "bonuses",
+        "royal",
+        "last-lap",
+        "scoring",
+        "malus",
+    ),
 }
 
 _ITEM = re.compile(r"^(p|li)(\d+)$")
@@ -42,7 +62,7 @@ def sections(game: str) -> list[dict]:
         prefix = f"ui.rules.{game}.{anchor}."
         blocks: list[dict] = []
         for key in words:
-            match = _ITEM.match(key[len(prefix):]) if key.startswith(prefix) else None
+            match = _ITEM.match(key[len(prefix) :]) if key.startswith(prefix) else None
             if match is None:
                 continue
             if match[1] == "p":

@@ -81,7 +81,7 @@ class SharedCounts:
     def clear(self, row: int | None) -> None:
         if row is None:
             return
-        self.memory[row * self.SLOTS * 2:(row + 1) * self.SLOTS * 2] = bytes(self.SLOTS * 2)
+        self.memory[row * self.SLOTS * 2 : (row + 1) * self.SLOTS * 2] = bytes(self.SLOTS * 2)
         self.free.append(row)
 
     def _slot(self, address: str) -> int:

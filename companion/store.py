@@ -55,38 +55,68 @@ INSERT_EVENT = insert(EVENTS)
 # tap cost more than running them).
 FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
 EARLIER_EVENT = select(EVENTS.c.version, EVENTS.c.result).where(
-    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id"))
+    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id")
+)
 EARLIER_UNDO = select(EVENTS.c.undone_version, EVENTS.c.undo_result).where(
-    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undo_id == bindparam("undo_id"))
+    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undo_id == bindparam("undo_id")
+)
 LATEST_IN_EFFECT = (
     select(EVENTS.c.id, EVENTS.c.payload, EVENTS.c.checkpoint)
     .where(EVENTS.c.table_id == bindparam("table_id"), IN_EFFECT)
     .order_by(EVENTS.c.version.desc())
     .limit(bindparam("count"))
 )
-MARK_UNDONE = update(EVENTS).where(EVENTS.c.id == bindparam("event_id")).values({
-    name: bindparam(f"new_{name}")
-    for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result")
-})
+MARK_UNDONE = (
+    update(EVENTS)
+    .where(EVENTS.c.id == bindparam("event_id"))
+    .values(
+        {
+            name: bindparam(f"new_{name}")
+            for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result")
+        }
+    )
+)
 MOVE_TABLE = (
     update(TABLES)
     .where(TABLES.c.id == bindparam("row_id"), TABLES.c.version == bindparam("read_version"))
-    .values({name: bindparam(f"new_{name}")
-             for name in ("version", "state", "updated_at", "log_length", "in_effect")})
+    .values(
+        {
+            name: bindparam(f"new_{name}")
+            for name in ("version", "state", "updated_at", "log_length", "in_effect")
+        }
+    )
 )
 # On PostgreSQL a write is one statement, one round trip: the table's row moved in a WITH that the
 # event's row is written from (nothing is written when the row had moved on). SQLite has no writing
 # WITH: there, MOVE_TABLE then the event's statement.
 MOVED = MOVE_TABLE.returning(TABLES.c.id).cte("moved")
-EVENT_ROW = ("table_id", "seq", "client_id", "type", "payload", "version", "result", "said", "created_at",
-             "undone", "checkpoint")
-INSERT_MOVED = insert(EVENTS).from_select(
-    EVENT_ROW,
-    # Named apart from the table row's columns (``version``, ``created_at``), which the UPDATE would
-    # otherwise take as values to set; written only if the row moved.
-    select(*(bindparam(f"event_{name}", type_=EVENTS.c[name].type) for name in EVENT_ROW)).select_from(MOVED),
-    include_defaults=False,  # every column is named, by the caller
-).add_cte(MOVED).returning(EVENTS.c.id)  # what was written: the driver's row count is -1 after a WITH
+EVENT_ROW = (
+    "table_id",
+    "seq",
+    "client_id",
+    "type",
+    "payload",
+    "version",
+    "result",
+    "said",
+    "created_at",
+    "undone",
+    "checkpoint",
+)
+INSERT_MOVED = (
+    insert(EVENTS)
+    .from_select(
+        EVENT_ROW,
+        # Named apart from the table row's columns (``version``, ``created_at``), which the UPDATE would
+        # otherwise take as values to set; written only if the row moved.
+        select(*(bindparam(f"event_{name}", type_=EVENTS.c[name].type) for name in EVENT_ROW)).select_from(
+            MOVED
+        ),
+        include_defaults=False,  # every column is named, by the caller
+    )
+    .add_cte(MOVED)
+    .returning(EVENTS.c.id)
+)  # what was written: the driver's row count is -1 after a WITH
 MARK_MOVED = MARK_UNDONE.where(EVENTS.c.table_id == MOVED.c.id).add_cte(MOVED).returning(EVENTS.c.id)
 # The event's statement -> that statement with the move, and how it names its parameters.
 ALONG = {INSERT_EVENT: (INSERT_MOVED, "event_"), MARK_UNDONE: (MARK_MOVED, "")}
@@ -96,8 +126,10 @@ PRUNE_ANSWERS = tuple(
     update(EVENTS)
     .where(EVENTS.c.table_id == bindparam("row_id"), version <= bindparam("upto"), answer.is_not(None))
     .values({answer: null()})
-    for version, answer in ((EVENTS.c.version, EVENTS.c.result),
-                            (EVENTS.c.undone_version, EVENTS.c.undo_result))
+    for version, answer in (
+        (EVENTS.c.version, EVENTS.c.result),
+        (EVENTS.c.undone_version, EVENTS.c.undo_result),
+    )
 )
 # (statement, database, parameter names) -> what `_sent` sends: SQL, parameter order, bind processors.
 SENT_FORMS: dict[tuple, tuple] = {}
@@ -236,8 +268,11 @@ def answer_at(table: Table, version: int) -> dict:
     were in effect then (applied by that version, and not undone by it)."""
     query = (
         select(Event.payload)
-        .where(Event.table_id == table.id, Event.version <= version,
-               or_(Event.undone_version.is_(None), Event.undone_version > version))
+        .where(
+            Event.table_id == table.id,
+            Event.version <= version,
+            or_(Event.undone_version.is_(None), Event.undone_version > version),
+        )
         .order_by(Event.seq)
     )
     events = list(db.session.execute(query).scalars())
@@ -308,13 +343,29 @@ def append_event(table_id: int, body: dict) -> Answer:
 
         def write(connection) -> Snapshot:
             return _move_table(
-                connection, table, state, log_length=table.log_length + 1, in_effect=in_effect,
-                event_row=(INSERT_EVENT, {
-                    "table_id": table.id, "seq": table.log_length + 1, "client_id": client_id,
-                    "type": str(event.get("type")), "payload": event, "version": version,
-                    "result": result, "said": words, "created_at": now(), "undone": False,
-                    "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
-                }), before=before)
+                connection,
+                table,
+                state,
+                log_length=table.log_length + 1,
+                in_effect=in_effect,
+                event_row=(
+                    INSERT_EVENT,
+                    {
+                        "table_id": table.id,
+                        "seq": table.log_length + 1,
+                        "client_id": client_id,
+                        "type": str(event.get("type")),
+                        "payload": event,
+                        "version": version,
+                        "result": result,
+                        "said": words,
+                        "created_at": now(),
+                        "undone": False,
+                        "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+                    },
+                ),
+                before=before,
+            )
 
         return result, True, write
 
@@ -342,11 +393,23 @@ def undo(table_id: int, body: dict) -> Answer:
 
         def write(connection) -> Snapshot:
             return _move_table(
-                connection, table, state, log_length=table.log_length, in_effect=table.in_effect - 1,
-                event_row=(MARK_UNDONE, {
-                    "event_id": last, "new_undone": True, "new_undone_version": version,
-                    "new_undone_at": now(), "new_undo_id": undo_id, "new_undo_result": result,
-                }))
+                connection,
+                table,
+                state,
+                log_length=table.log_length,
+                in_effect=table.in_effect - 1,
+                event_row=(
+                    MARK_UNDONE,
+                    {
+                        "event_id": last,
+                        "new_undone": True,
+                        "new_undone_version": version,
+                        "new_undone_at": now(),
+                        "new_undo_id": undo_id,
+                        "new_undo_result": result,
+                    },
+                ),
+            )
 
         return result, True, write
 
@@ -424,11 +487,15 @@ def _state_before_last(connection, table: Snapshot) -> tuple[int, dict]:
     elif len(before) == table.in_effect - 1:  # the whole log is here: replay it from the setup
         state, replayed = core.setup(table.game, table.players, table.options), before
     else:  # events written before checkpoints were kept
-        active = connection.execute(
-            select(EVENTS.c.payload)
-            .where(EVENTS.c.table_id == table.id, IN_EFFECT)
-            .order_by(EVENTS.c.seq)
-        ).scalars().all()
+        active = (
+            connection.execute(
+                select(EVENTS.c.payload)
+                .where(EVENTS.c.table_id == table.id, IN_EFFECT)
+                .order_by(EVENTS.c.seq)
+            )
+            .scalars()
+            .all()
+        )
         return rows[0].id, core.replay(table.game, table.players, table.options, active[:-1])
     return rows[0].id, core.replay_onto(table.game, state, [row.payload for row in reversed(replayed)])
 
@@ -443,8 +510,16 @@ def _check_version(table: Snapshot, body: dict) -> None:
         raise Refused(409, "stale_version", sent=sent, current=table.version)
 
 
-def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in_effect: int,
-                event_row: tuple, before: str | None = None) -> Snapshot:
+def _move_table(
+    connection,
+    table: Snapshot,
+    state: dict,
+    *,
+    log_length: int,
+    in_effect: int,
+    event_row: tuple,
+    before: str | None = None,
+) -> Snapshot:
     """Bump the version only if nobody else did since we read it, and write ``event_row`` (its
     statement, its parameters) with it: else nothing is written and the write runs again on the row
     read afresh. Returns the table as the write leaves it; with ``before``, the JSON of the state
@@ -452,8 +527,12 @@ def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in
     statement, params = event_row
     encoded = _Encoded(models.dumps(state))
     move = {
-        "row_id": table.id, "read_version": table.version, "new_version": table.version + 1,
-        "new_state": encoded, "new_updated_at": now(), "new_log_length": log_length,
+        "row_id": table.id,
+        "read_version": table.version,
+        "new_version": table.version + 1,
+        "new_state": encoded,
+        "new_updated_at": now(),
+        "new_log_length": log_length,
         "new_in_effect": in_effect,
     }
     if connection.dialect.name == "postgresql":
@@ -469,8 +548,16 @@ def _move_table(connection, table: Snapshot, state: dict, *, log_length: int, in
     if (table.version + 1) % PRUNE_EVERY == 0:
         _prune_answers(connection, table.id, table.version + 1 - ANSWERS_KEPT)
     undo_to = None if before is None else (row_id, before)
-    return dataclasses.replace(table, version=table.version + 1, state=state, log_length=log_length,
-                               in_effect=in_effect, warm=True, encoded=encoded.json, undo_to=undo_to)
+    return dataclasses.replace(
+        table,
+        version=table.version + 1,
+        state=state,
+        log_length=log_length,
+        in_effect=in_effect,
+        warm=True,
+        encoded=encoded.json,
+        undo_to=undo_to,
+    )
 
 
 def _sent(connection, statement, params: dict):
@@ -484,13 +571,19 @@ def _sent(connection, statement, params: dict):
     form = SENT_FORMS.get(key)
     if form is None:
         compiled = statement.compile(dialect=dialect, column_keys=list(params))
-        processors = {name: bind.type.dialect_impl(dialect).bind_processor(dialect)
-                      for name, bind in compiled.binds.items()}
-        form = SENT_FORMS[key] = (str(compiled), compiled.positiontup,
-                                  {name: process for name, process in processors.items() if process})
+        processors = {
+            name: bind.type.dialect_impl(dialect).bind_processor(dialect)
+            for name, bind in compiled.binds.items()
+        }
+        form = SENT_FORMS[key] = (
+            str(compiled),
+            compiled.positiontup,
+            {name: process for name, process in processors.items() if process},
+        )
     sql, order, processors = form
-    values = {name: processors[name](value) if name in processors else value
-              for name, value in params.items()}
+    values = {
+        name: processors[name](value) if name in processors else value for name, value in params.items()
+    }
     return connection.exec_driver_sql(sql, values if order is None else tuple(values[name] for name in order))
 
 
@@ -525,8 +618,11 @@ def _write(table_id: int, attempt) -> Answer:
     first = kept.take(table_id)
     if first is None:
         found = _found_in_request(table_id)
-        first = Snapshot(*(getattr(found, name) for name in SNAPSHOT)) if found else _reread(
-            db.session.connection(), table_id)
+        first = (
+            Snapshot(*(getattr(found, name) for name in SNAPSHOT))
+            if found
+            else _reread(db.session.connection(), table_id)
+        )
     # The write commits on a connection of its own: this request's reads end here, giving their
     # connection back to the pool before waiting for its turn (two connections held per waiting tap
     # would exhaust the pool). A tap that read nothing has no session to end (none is made for it).

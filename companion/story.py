@@ -44,9 +44,15 @@ def history(table: Table, before: int | None = None, limit: int | None = None) -
     said = [e.said for e in rows]
     if None in said:  # events written before their words were kept: word the whole log once
         everything = store.history(table)[0]
-        told = core.story(table.game, table.players, table.options, [
-            {"event": e.payload, "version": e.version, "undone_version": e.undone_version} for e in everything
-        ])
+        told = core.story(
+            table.game,
+            table.players,
+            table.options,
+            [
+                {"event": e.payload, "version": e.version, "undone_version": e.undone_version}
+                for e in everything
+            ],
+        )
         by_seq = {e.seq: words for e, words in zip(everything, told, strict=True)}
         said = [by_seq[e.seq] for e in rows]
     entries = [
@@ -117,8 +123,9 @@ def export_csv(table: Table, lang: str) -> str:
     series = timeline(table)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow([_cell(i18n.catalogue(lang)["ui.results.csv_step"]),
-                     *(_cell(p["name"]) for p in series["players"])])
+    writer.writerow(
+        [_cell(i18n.catalogue(lang)["ui.results.csv_step"]), *(_cell(p["name"]) for p in series["players"])]
+    )
     for point in series["points"]:
         label = text(point["label"]["code"], point["label"]["params"], lang)
         writer.writerow([_cell(label), *(point["scores"].get(p["id"], "") for p in series["players"])])
@@ -144,8 +151,12 @@ def _import_events(game: str, players, options, entries) -> tuple[dict, list[tup
         client_id = entry.get("id")
         if client_id is None:
             client_id = f"import-{index + 1}"
-        if not (isinstance(client_id, str) and 1 <= len(client_id) <= store.CLIENT_ID_MAX
-                and client_id.isprintable() and client_id not in ids):
+        if not (
+            isinstance(client_id, str)
+            and 1 <= len(client_id) <= store.CLIENT_ID_MAX
+            and client_id.isprintable()
+            and client_id not in ids
+        ):
             raise Refused(422, "bad_field", field=f"events.{index}.id", index=index)
         ids.add(client_id)
         event = {key: value for key, value in entry["event"].items() if key not in ("id", "version")}
@@ -172,15 +183,31 @@ def import_table(data: dict) -> tuple[Table, str]:
     state, events = _import_events(game, players, options, data.get("events"))
     secret = secrets.token_urlsafe(16)
     for _ in range(store.WRITE_ATTEMPTS):
-        table = Table(code=store.new_code(), game=game, players=players, options=options,
-                      secret_hash=store.hash_secret(secret), version=len(events), state=state,
-                      log_length=len(events), in_effect=len(events))
+        table = Table(
+            code=store.new_code(),
+            game=game,
+            players=players,
+            options=options,
+            secret_hash=store.hash_secret(secret),
+            version=len(events),
+            state=state,
+            log_length=len(events),
+            in_effect=len(events),
+        )
         db.session.add(table)
         try:
             db.session.flush()
             db.session.add_all(
-                Event(table_id=table.id, seq=seq, client_id=client_id, type=event["type"], payload=event,
-                      version=seq, said=said, checkpoint=checkpoint)
+                Event(
+                    table_id=table.id,
+                    seq=seq,
+                    client_id=client_id,
+                    type=event["type"],
+                    payload=event,
+                    version=seq,
+                    said=said,
+                    checkpoint=checkpoint,
+                )
                 for seq, (client_id, event, said, checkpoint) in enumerate(events, start=1)
             )
             db.session.commit()
@@ -203,7 +230,10 @@ def results(code: str):
         return redirect(url_for("story.results", code=table.code))
     view = core.view(table.game, table.state)
     return render_template(
-        "results.html", table=table, game_name=GAME_NAMES[table.game], view=view,
+        "results.html",
+        table=table,
+        game_name=GAME_NAMES[table.game],
+        view=view,
         display_code=store.display_code(table.code),
         story=told(table) if view["over"] else [],
         chart=timeline(table) if view["over"] else None,

@@ -22,8 +22,21 @@ from engine.core import GAME_MODULES
 
 # What `engine.core` asks a game's module for a table's state and story (its checks, `CHECKS`, are
 # the referee's questions, and its refusals are raised, never kept).
-ENGINE_ENTRIES = ("setup", "EVENTS", "actions", "view", "notes", "outcome", "summary", "describe", "score",
-                  "milestone", "MEASURE", "START", "END")
+ENGINE_ENTRIES = (
+    "setup",
+    "EVENTS",
+    "actions",
+    "view",
+    "notes",
+    "outcome",
+    "summary",
+    "describe",
+    "score",
+    "milestone",
+    "MEASURE",
+    "START",
+    "END",
+)
 ERRORS = ("IllegalEvent", "InvalidEvent", "RuleError")
 
 
@@ -59,8 +72,11 @@ def _definitions(trees: dict[str, ast.Module]) -> tuple[dict, dict]:
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine"):
                 for alias in node.names:
                     local = alias.asname or alias.name
-                    imported[module][local] = ((f"engine.{alias.name}", None) if node.module == "engine"
-                                               else (node.module, alias.name))
+                    imported[module][local] = (
+                        (f"engine.{alias.name}", None)
+                        if node.module == "engine"
+                        else (node.module, alias.name)
+                    )
     return defined, imported
 
 
@@ -81,8 +97,11 @@ def _named(module: str, node: ast.AST, imported: dict) -> set[tuple[str, str]]:
 def _strings(node: ast.AST) -> list[tuple[str, bool, bool]]:
     """``(text, whole, refused)`` for every string of a node: a constant (whole) or the head of an
     f-string (a code made at run time), and whether it is the code of an error it raises."""
-    refused = {id(sub.args[0]) for sub in ast.walk(node) if isinstance(sub, ast.Call) and sub.args
-               and isinstance(sub.func, ast.Name) and sub.func.id in ERRORS}
+    refused = {
+        id(sub.args[0])
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Call) and sub.args and isinstance(sub.func, ast.Name) and sub.func.id in ERRORS
+    }
     found = []
     for sub in ast.walk(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):

@@ -150,8 +150,9 @@ def server(tmp_path_factory, pytestconfig):
     command = [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
     # The log goes to a file, not a pipe: nobody would drain a pipe, and a full one blocks the server.
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
     try:
         deadline = time.monotonic() + SERVER_START_SECONDS
         while not _answers(f"{base}/api/tables/XXXXXX"):

@@ -28,9 +28,14 @@ from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
 def start(port: int, instance, release: str, log) -> subprocess.Popen:
     env = {**os.environ, "ARBITRE_INSTANCE": str(instance), "ARBITRE_RELEASE": release}
     env.pop("DATABASE_URL", None)
-    process = subprocess.Popen([*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while not _answers(f"http://127.0.0.1:{port}/api/tables/XXXXXX"):
         if process.poll() is not None or time.monotonic() > deadline:
@@ -104,7 +109,8 @@ def test_chromium_finds_the_app_installable(browser, server, tmp_path):
     In a real profile, not an incognito context as the other tests use: incognito is never installable.
     """
     context = browser.browser_type.launch_persistent_context(
-        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS, base_url=server, **PHONE)
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS, base_url=server, **PHONE
+    )
     context.add_init_script(SKIP_WALKTHROUGH)
     try:
         page = context.new_page()

@@ -98,8 +98,11 @@ def refuse(referee: Page, model: Model, pid: str, adventure: int) -> None:
     button.tap()
     model.players[pid]["jokers"] -= 1
     left = jokers - 1
-    expect_toast(referee, f"{NAME[pid]} refuse l'aventure {adventure} : un joker de moins (reste {left}). "
-                          f"Il faut relancer le dé ; le résultat s'ajoute à {adventure}.")
+    expect_toast(
+        referee,
+        f"{NAME[pid]} refuse l'aventure {adventure} : un joker de moins (reste {left}). "
+        f"Il faut relancer le dé ; le résultat s'ajoute à {adventure}.",
+    )
     head = player(referee, pid).locator(".player-head [data-jokers]")
     expect(head).to_have_attribute("data-jokers", str(left))
     expect(player(referee, pid).locator("[data-die]")).to_have_count(6)
@@ -111,15 +114,17 @@ def refuse_and_leave_the_game(referee: Page, model: Model, pid: str) -> None:
     button = player(referee, pid).locator("[data-action=refuse]")
     expect(button).to_have_text("Refuser = élimination")
     button.tap()
-    expect_toast(referee,
-                 "Éliminé·e : a refusé de s'engager dans une aventure sans plus avoir de joker à perdre.")
+    expect_toast(
+        referee, "Éliminé·e : a refusé de s'engager dans une aventure sans plus avoir de joker à perdre."
+    )
     expect(player(referee, pid).locator("[data-status=eliminated]")).to_be_visible()
 
 
 def accept_29(referee: Page, pid: str) -> None:
     """Accepting 29 is leaving the game: the page says so and asks for a confirmation."""
     expect(player(referee, pid).locator("[data-rule=death]")).to_contain_text(
-        "l'accepter, c'est quitter le jeu")
+        "l'accepter, c'est quitter le jeu"
+    )
     player(referee, pid).locator("[data-action=accept]").tap()
     expect(player(referee, pid).locator("[data-action=confirm-accept]")).to_be_visible()
     expect(player(referee, pid).locator("[data-status=left]")).to_have_count(0)  # not before confirming
@@ -140,8 +145,9 @@ def validate(referee: Page, model: Model, pid: str, success: bool) -> None:
         expect(panel.locator("[data-action=failure]")).to_have_text("Ratée (−1 joker)")
         panel.locator("[data-action=failure]").tap()
         model.players[pid]["jokers"] -= 1
-        expect_toast(referee,
-                     f"Aventure {current} non réalisée : {NAME[pid]} perd un joker (reste {jokers - 1}).")
+        expect_toast(
+            referee, f"Aventure {current} non réalisée : {NAME[pid]} perd un joker (reste {jokers - 1})."
+        )
 
 
 def schedule(referee: Page, at: str, place: str) -> None:
@@ -181,7 +187,7 @@ def ics_lines(raw: bytes) -> dict[str, str]:
             logical[-1] += line[1:]
         else:
             logical.append(line)
-    event = logical[logical.index("BEGIN:VEVENT") + 1:logical.index("END:VEVENT")]
+    event = logical[logical.index("BEGIN:VEVENT") + 1 : logical.index("END:VEVENT")]
     return dict(line.split(":", 1) for line in event)
 
 
@@ -204,13 +210,15 @@ def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, scr
     titles.locator("#title-8").fill("Dormir une nuit à la belle étoile")
     titles.locator("[data-action=set-title][data-adventure='8']").tap()
     expect(view.locator("[data-player=p1] [data-square='8']")).to_have_attribute(
-        "aria-label", "n° 8 — Dormir une nuit à la belle étoile : pas encore vécue")
+        "aria-label", "n° 8 — Dormir une nuit à la belle étoile : pas encore vécue"
+    )
 
     # --- Cycle 1 -------------------------------------------------------------------------------------
     expect(referee.locator("#waiting [data-waiting]")).to_have_count(3)
     roll(referee, model, ADA, 5, 8)  # March (3) + 5
     expect(view.locator("[data-player=p1] [data-now=offered]")).to_contain_text(
-        "n° 8 — Dormir une nuit à la belle étoile")  # live, on the other phone
+        "n° 8 — Dormir une nuit à la belle étoile"
+    )  # live, on the other phone
     expect_square(view, ADA, 8, "offered")
     accept(referee, ADA, 8, "Dormir une nuit à la belle étoile")
 
@@ -373,13 +381,17 @@ def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, scr
         expect(outcome).to_contain_text("Partie terminée")
         expect(outcome).to_contain_text("Aucun Maître Existentiel cette fois.")
         expect(outcome.locator("[data-note='existentiel.grand_chelem_never']")).to_contain_text(
-            "il n'existe aucun Grand Maître Existentiel vivant")
+            "il n'existe aucun Grand Maître Existentiel vivant"
+        )
         expect(outcome.locator(f"[data-result={ADA}]")).to_contain_text(
-            "Ada — a quitté le jeu (aventure 29), 2 aventures réalisées")
+            "Ada — a quitté le jeu (aventure 29), 2 aventures réalisées"
+        )
         expect(outcome.locator(f"[data-result={BRUNO}]")).to_contain_text(
-            "a refusé de s'engager dans une aventure sans plus avoir de joker à perdre")
+            "a refusé de s'engager dans une aventure sans plus avoir de joker à perdre"
+        )
         expect(outcome.locator(f"[data-result={CHLOE}]")).to_contain_text(
-            "Chloé — a quitté le jeu (aventure 29), 2 aventures réalisées")
+            "Chloé — a quitté le jeu (aventure 29), 2 aventures réalisées"
+        )
         expect(outcome.locator(f"[data-result={DORA}]")).to_contain_text("Dora — éliminé·e")
     expect(referee.locator("[data-die], [data-action]")).to_have_count(0)
     assert view.evaluate("window.__notReloaded") is True, "the follower's page was reloaded"

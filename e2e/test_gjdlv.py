@@ -192,7 +192,8 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
                     note = page.locator("[data-note='gjdlv.take']")
                     expect(note).to_contain_text(
                         "Dame de Basile : elle prend le dernier nouveau-né d'un·e concurrent·e, "
-                        "maintenant ou jamais.")
+                        "maintenant ou jamais."
+                    )
                     expect(note.locator("[lang]")).to_have_count(0)  # one language at a time
             play(referee, sheet, action)
             if number == 1 and action[0] == "abortion":
@@ -202,7 +203,9 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
                 referee.locator(".dock #undo").tap()
                 for page in both:
                     expect(page.locator(f"[data-sheet={DORIAN}] [data-newborn='5H-7C']")).to_have_count(0)
-                    expect(page.locator(f"[data-round-score={DORIAN}]")).to_have_text(str(sheet.score(DORIAN)))
+                    expect(page.locator(f"[data-round-score={DORIAN}]")).to_have_text(
+                        str(sheet.score(DORIAN))
+                    )
             if number == 2 and action == ("steal", BASILE, CAMILLE):
                 expect(referee.locator(f"[data-queen={BASILE}]")).to_have_count(0)  # once per Queen
                 expect(referee.locator("[data-action=steal], [data-note='gjdlv.take']")).to_have_count(0)
@@ -213,7 +216,8 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
             # The consanguinity malus where it bites: three CC are worth 3 each, 2 less than 5.
             for page in both:
                 expect(page.locator(f"[data-sheet={ALICE}] [data-cc]")).to_contain_text(
-                    "3 CC → 3 chacun (−2)")
+                    "3 CC → 3 chacun (−2)"
+                )
             screenshot(referee, "gjdlv-referee-round2")
         if number == 3:
             expect(referee.locator(f"[data-sheet={ALICE}] [data-cc]")).to_contain_text("1 CC → 5")

@@ -244,7 +244,8 @@ class Referee:
         self.card("abort", gm)
         self.game.abort(pid, owner, gm)
         expect(self.page.locator(f"[data-seat={pid}] [data-formol-cards]")).to_have_attribute(
-            "data-formol-cards", str(len(self.game.formol[pid])))
+            "data-formol-cards", str(len(self.game.formol[pid]))
+        )
 
     def ejaculate(self, gms: dict[str, str]) -> str | None:
         sheet = self.page.locator("#ejaculation")
@@ -386,7 +387,8 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     assert game.last_lap == ALICE
     for p in both:
         expect(p.locator("[data-note='gjdlv.play.last_lap']")).to_contain_text(
-            "Dernière ronde : Alice a posé sa dernière carte.")
+            "Dernière ronde : Alice a posé sa dernière carte."
+        )
     # Turns 11 and 12: Basile's and Camille's embryos, started in the last lap, will not come to term.
     ref.ovulate(BASILE, "2H")
     glance(page, "gjdlv-play-referee-moves")
@@ -444,8 +446,11 @@ def test_answers_and_royal_births_in_the_abondantes_rules(phone, server):
     """The imperial bonuses answered from the bar (the King cancels an abortion, the Queen a
     surrogacy), the Jack newborn's removal, the Queen newborn's take, and a birth with a GM still held
     back (it goes to the Mouchoir at phase 0). The cards offered are those the rules allow."""
-    table = api(server, "/api/tables", {"game": "gjdlv", "players": NAMES,
-                                         "options": {"mode": "tracker", "rules": "abondantes"}})
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "gjdlv", "players": NAMES, "options": {"mode": "tracker", "rules": "abondantes"}},
+    )
     page = phone().new_page()
     page.goto(f"/r/{table['code']}#s={table['secret']}")
     sheet = RoundSheet(PLAYERS)
@@ -557,8 +562,11 @@ def test_answers_and_royal_births_in_the_abondantes_rules(phone, server):
 
 def test_with_no_gm_left_for_the_mouchoir_the_deal_is_one_tap(phone, server):
     """Simples Règles at four: 20 GM, 5 each, none left over."""
-    table = api(server, "/api/tables", {"game": "gjdlv", "players": [*NAMES, "Dorian"],
-                                         "options": {"mode": "tracker"}})
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "gjdlv", "players": [*NAMES, "Dorian"], "options": {"mode": "tracker"}},
+    )
     page = phone().new_page()
     page.goto(f"/r/{table['code']}#s={table['secret']}")
     expect(page.locator("[data-grid=deal]")).to_have_count(0)
@@ -572,8 +580,11 @@ def test_with_no_gm_left_for_the_mouchoir_the_deal_is_one_tap(phone, server):
 def test_an_english_phone_sees_the_round_in_english(phone, server):
     """A phone set to English: the referee's turn bar, plays and cards (K Q J, "King of hearts"), and
     the table view, all in English and nothing of the French page."""
-    table = api(server, "/api/tables", {"game": "gjdlv", "players": NAMES,
-                                         "options": {"mode": "tracker", "rules": "abondantes"}})
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "gjdlv", "players": NAMES, "options": {"mode": "tracker", "rules": "abondantes"}},
+    )
     page = phone(locale="en-US").new_page()
     page.goto(f"/r/{table['code']}#s={table['secret']}")
     view = phone(locale="en-US").new_page()
@@ -582,7 +593,8 @@ def test_an_english_phone_sees_the_round_in_english(phone, server):
         expect(p.locator("html")).to_have_attribute("lang", "en")
         expect(p.locator("#turn .gj-phase")).to_have_text("Deal")
         expect(p.locator("#turn [data-step]")).to_have_text(
-            "The deal: the GM are shared out equally, the rest goes face up to the Mouchoir.")
+            "The deal: the GM are shared out equally, the rest goes face up to the Mouchoir."
+        )
     deal = page.locator("[data-action=deal]")
     expect(deal).to_have_text("🃏 Deal 0 / 2 to the Mouchoir")
     page.locator("[data-grid=deal] [data-card='10S']").tap()
@@ -600,7 +612,8 @@ def test_an_english_phone_sees_the_round_in_english(phone, server):
     expect(page.locator("#play [data-action=hold]")).to_contain_text("Hold back")
     for p in (page, view):
         expect(p.locator("#turn [data-step]")).to_have_text(
-            "Alice's phase 2: fecundate, surrogate or hold back.")
+            "Alice's phase 2: fecundate, surrogate or hold back."
+        )
         expect(p.locator("[data-pile=ovulation]")).to_contain_text("Ovulation")
         expect(p.locator(f"[data-seat={ALICE}] [data-hand]")).to_contain_text("8 in hand")
         expect(p.locator("#round-sheet h2")).to_have_text("Round 1 of 9")

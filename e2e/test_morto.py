@@ -85,7 +85,7 @@ def expect_synced(page: Page) -> None:
 
 
 def touch(referee: Page, pid: str) -> None:
-    """"Touched before the knock" on a player."""
+    """ "Touched before the knock" on a player."""
     tap(referee.locator(f"[data-player={pid}] [data-action=touched_early]"))
 
 
@@ -93,7 +93,8 @@ def pick_ranks(referee: Page, cards: dict[str, int]) -> None:
     for pid, rank in cards.items():
         tap(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']"))
         expect(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']")).to_have_attribute(
-            "aria-pressed", "true")
+            "aria-pressed", "true"
+        )
 
 
 def reveal(referee: Page, cards: dict[str, int], losers: list[str]) -> None:
@@ -223,7 +224,8 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     tap(referee.locator("#confirm-reveal"))
     expect_toast(referee, "Le jeu n'a que quatre Asso : 5 révélé·es, c'est impossible.")
     expect(referee.locator(f"[data-reveal={FABIO}] [data-rank='{ASSO}']")).to_have_attribute(
-        "aria-pressed", "true")
+        "aria-pressed", "true"
+    )
     expect_turn(both, 1, dealer=CHIARA, first=DARIO)
     expect_synced(referee)
     assert table_json(referee, code)["version"] == 2
@@ -355,8 +357,12 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
 
     # Play on to the end: touches before the knock kill Bruno, Chiara, Dario and Elena in turn;
     # each time, who plays first moves to the next living player.
-    for pid, left, next_first in ((BRUNO, 2, CHIARA), (CHIARA, 3, DARIO), (DARIO, 1, ELENA),
-                                  (ELENA, 1, FABIO)):
+    for pid, left, next_first in (
+        (BRUNO, 2, CHIARA),
+        (CHIARA, 3, DARIO),
+        (DARIO, 1, ELENA),
+        (ELENA, 1, FABIO),
+    ):
         for remaining in range(left - 1, -1, -1):
             touch(referee, pid)
             expect_lives(both, {pid: remaining})
@@ -404,8 +410,11 @@ def test_the_last_two_dying_together_share_the_win(phone, server):
 
     # Chiara and Ada, on their last life, both show an Asso: both die in the same reveal.
     reveal(referee, {CHIARA: ASSO, ADA: ASSO}, losers=[CHIARA, ADA])
-    expect_winner(both, [ADA, CHIARA],
-                  "🏆 Les dernier·es vivant·es sont mort·es ensemble : Ada, Chiara se partagent la victoire.")
+    expect_winner(
+        both,
+        [ADA, CHIARA],
+        "🏆 Les dernier·es vivant·es sont mort·es ensemble : Ada, Chiara se partagent la victoire.",
+    )
     expect_lives(both, {ADA: 0, BRUNO: 0, CHIARA: 0})
     outcome = table_json(referee, code)["state"]["outcome"]
     assert outcome == {"reason": "morto.shared_win", "params": {"names": "Ada, Chiara"}}
@@ -444,8 +453,9 @@ def test_an_english_phone_referees_and_follows_in_english(phone, server):
     referee_phone, follower_phone = phone(locale="en-US"), phone(locale="en-US")
     referee_phone.route("**/pyodide/**", lambda route: route.abort())
     referee = referee_phone.new_page()
-    answer = referee.request.post("/api/tables", data={"game": "morto", "players": NAMES,
-                                                       "options": {"lives": 1, "dealer": 0}})
+    answer = referee.request.post(
+        "/api/tables", data={"game": "morto", "players": NAMES, "options": {"lives": 1, "dealer": 0}}
+    )
     assert answer.ok
     table = answer.json()
     code = table["code"]
@@ -461,7 +471,8 @@ def test_an_english_phone_referees_and_follows_in_english(phone, server):
     expect(status).to_contain_text("Dealer: Ada")
     expect(status).to_contain_text("Plays first: Bruno")
     expect(referee.locator(f"[data-player={BRUNO}] [data-action=touched_early]")).to_have_text(
-        "✋ Touched before the knock")
+        "✋ Touched before the knock"
+    )
     expect(referee.locator(f"[data-player={ADA}] .pill.dealer")).to_have_text("dealer")
     expect(referee.locator(".sheet h2")).to_contain_text("Reveal")
     expect(referee.locator("#confirm-reveal")).to_have_text("Confirm the reveal")
@@ -489,10 +500,12 @@ def test_an_english_phone_referees_and_follows_in_english(phone, server):
     pick_ranks(referee, {ADA: 6})
     expect(referee.locator(".sheet .error")).to_have_count(0)
     expect(referee.locator("#confirm-reveal")).to_have_text(
-        "Confirm — Chiara, Dario, Elena, Fabio lose a life")
+        "Confirm — Chiara, Dario, Elena, Fabio lose a life"
+    )
     tap(referee.locator("#confirm-reveal"))
     expect_winner([referee, view], [ADA], "🏆 Ada wins!")
     expect(referee.locator(".hint.center")).to_have_text(
-        "Game over. “Undo” replays the last round if the table prefers.")
+        "Game over. “Undo” replays the last round if the table prefers."
+    )
     assert french_left_over(referee) == []
     assert french_left_over(view) == []

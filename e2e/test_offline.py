@@ -69,8 +69,9 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
         toucher = next(f"p{i}" for i in range(1, 7) if f"p{i}" != dealer)
         before = lives(page, toucher)
         page.click(f"[data-player={toucher}] [data-action=touched_early]")
-        expect(page.locator(f"[data-player={toucher}] .hearts")).to_have_attribute("data-lives",
-                                                                                   str(before - 1))
+        expect(page.locator(f"[data-player={toucher}] .hearts")).to_have_attribute(
+            "data-lives", str(before - 1)
+        )
         expected.append(("touched_early", toucher))
         taps += 1
         order = [el.get_attribute("data-reveal") for el in page.locator("[data-reveal]").all()]
@@ -100,8 +101,9 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
     undone_player = expected[-1][1]
     before = lives(page, undone_player)
     page.click("#undo")
-    expect(page.locator(f"[data-player={undone_player}] .hearts")).to_have_attribute("data-lives",
-                                                                                     str(before + 1))
+    expect(page.locator(f"[data-player={undone_player}] .hearts")).to_have_attribute(
+        "data-lives", str(before + 1)
+    )
     taps += 1
     assert taps >= 30
     expect(page.locator("#sync")).to_contain_text("hors ligne")
@@ -119,8 +121,15 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
     expect(page.locator("#sync")).to_contain_text("synchronisé")
     events = history(server, table["code"])
-    seen = [(e["event"]["type"], e["event"]["player"] if e["event"]["type"] == "touched_early"
-             else json.dumps(e["event"]["cards"], sort_keys=True)) for e in events]
+    seen = [
+        (
+            e["event"]["type"],
+            e["event"]["player"]
+            if e["event"]["type"] == "touched_early"
+            else json.dumps(e["event"]["cards"], sort_keys=True),
+        )
+        for e in events
+    ]
     assert seen == expected
     assert len({e["id"] for e in events}) == len(events)
     assert [e["undone"] for e in events] == [False] * (len(events) - 1) + [True]
@@ -129,8 +138,11 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
 
 
 def test_conflict_with_a_co_referee_is_rebased_and_refusals_are_shown(phone, server):
-    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"],
-                                         "options": {"lives": 1}})
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"], "options": {"lives": 1}},
+    )
     context, page = installed_referee(phone, server, table)
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
     context.set_offline(True)
@@ -140,26 +152,37 @@ def test_conflict_with_a_co_referee_is_rebased_and_refusals_are_shown(phone, ser
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "3")
 
     # Meanwhile a co-referee, online, records that Ben touched early: the server moved on.
-    api(server, f"/api/tables/{table['code']}/events",
-        {"id": "co-1", "type": "touched_early", "player": "p2"}, secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "co-1", "type": "touched_early", "player": "p2"},
+        secret=table["secret"],
+    )
 
     context.set_offline(False)
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
     # The phone's taps were replayed on top of the co-referee's and all still held: sent, in order.
     events = history(server, table["code"])
     assert [(e["id"] == "co-1", e["event"]["player"], e["undone"]) for e in events] == [
-        (True, "p2", False), (False, "p3", False), (False, "p4", True)]
+        (True, "p2", False),
+        (False, "p3", False),
+        (False, "p4", True),
+    ]
     expect(page.locator("[data-rejected]")).to_have_count(0)
     server_state = api(server, f"/api/tables/{table['code']}")["state"]
     assert [p["alive"] for p in server_state["players"]] == [True, False, False, True]
     for player in server_state["players"]:
         expect(page.locator(f"[data-player={player['id']}] .hearts")).to_have_attribute(
-            "data-lives", str(player["lives"]))
+            "data-lives", str(player["lives"])
+        )
 
 
 def test_a_tap_the_co_referee_made_illegal_is_set_aside_with_its_reason(phone, server):
-    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"],
-                                         "options": {"lives": 1}})
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"], "options": {"lives": 1}},
+    )
     context, page = installed_referee(phone, server, table)
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
     context.set_offline(True)
@@ -168,8 +191,12 @@ def test_a_tap_the_co_referee_made_illegal_is_set_aside_with_its_reason(phone, s
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "2")
 
     # The co-referee already recorded Cyd's touch: Cyd is dead on the server.
-    api(server, f"/api/tables/{table['code']}/events",
-        {"id": "co-1", "type": "touched_early", "player": "p3"}, secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "co-1", "type": "touched_early", "player": "p3"},
+        secret=table["secret"],
+    )
     context.set_offline(False)
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
 
@@ -198,8 +225,12 @@ def test_follower_offline_keeps_the_last_state_and_reconnects(phone, server):
     assert any("/static/v/" in url for url in requests)  # the service worker's precache was seen
     assert not [url for url in requests if "/pyodide/" in url or "/engine/bundle.json" in url]
     expect(view.locator("#sync")).to_have_text("en direct")
-    api(server, f"/api/tables/{table['code']}/events", {"id": "e1", "type": "touched_early", "player": "p2"},
-        secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "e1", "type": "touched_early", "player": "p2"},
+        secret=table["secret"],
+    )
     expect(view.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
 
     follower.set_offline(True)
@@ -208,8 +239,12 @@ def test_follower_offline_keeps_the_last_state_and_reconnects(phone, server):
     expect(view.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
     expect(view.locator("#sync")).to_contain_text("hors ligne · état de")
 
-    api(server, f"/api/tables/{table['code']}/events", {"id": "e2", "type": "touched_early", "player": "p3"},
-        secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "e2", "type": "touched_early", "player": "p3"},
+        secret=table["secret"],
+    )
     follower.set_offline(False)
     expect(view.locator("#sync")).to_have_text("en direct", timeout=SYNC_TIMEOUT_MS)
     expect(view.locator("[data-player=p3] .hearts")).to_have_attribute("data-lives", "2")
@@ -217,10 +252,17 @@ def test_follower_offline_keeps_the_last_state_and_reconnects(phone, server):
 
 
 def test_snapshot_qr_opens_on_a_second_phone_with_no_network(phone, server):
-    table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"],
-                                         "options": {"lives": 1}})
-    api(server, f"/api/tables/{table['code']}/events", {"id": "e1", "type": "touched_early", "player": "p3"},
-        secret=table["secret"])
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "morto", "players": ["Ana", "Ben", "Cyd", "Dom"], "options": {"lives": 1}},
+    )
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "e1", "type": "touched_early", "player": "p3"},
+        secret=table["secret"],
+    )
     referee, page = installed_referee(phone, server, table)
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED|Failed to load resource")
     referee.set_offline(True)  # the server cannot be reached at all
@@ -287,8 +329,9 @@ def test_a_first_load_takes_its_page_only_and_the_rest_of_the_app_once_idle(phon
     table = api(server, "/api/tables", {"game": "morto", "players": ["Ana", "Ben", "Cyd"]})
     follower = phone()
     requests = []  # (URL, its X-Arbitre-Precache header): the page's, its service worker's
-    follower.on("request", lambda request: requests.append(
-        (request.url, request.headers.get("x-arbitre-precache"))))
+    follower.on(
+        "request", lambda request: requests.append((request.url, request.headers.get("x-arbitre-precache")))
+    )
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED|Failed to load resource")
     view = follower.new_page()
     view.goto(f"/t/{table['code']}")
@@ -297,8 +340,10 @@ def test_a_first_load_takes_its_page_only_and_the_rest_of_the_app_once_idle(phon
     later = [url for url, mark in requests if mark == "idle"]
     assert any(re.search(r"/i18n/[0-9a-f]{12}/fr/morto\.view\.json$", url) for url in own)
     assert any(url.endswith("/js/games/morto.js") for url in own)
-    others = re.compile(r"/games/(gjdlv|gjdlv_play|existentiel)\.(js|css)$|_referee\.(js|css)$|/all\.json$"
-                        r"|/i18n/fr\.json$")
+    others = re.compile(
+        r"/games/(gjdlv|gjdlv_play|existentiel)\.(js|css)$|_referee\.(js|css)$|/all\.json$"
+        r"|/i18n/fr\.json$"
+    )
     assert not [url for url in own if others.search(url)]
     assert any(url.endswith("/js/games/gjdlv.js") for url in later)
     assert any(url.endswith("/css/games/existentiel.css") for url in later)

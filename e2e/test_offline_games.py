@@ -75,8 +75,11 @@ class Taps:
 def expect_screen(page: Page, read_js: str, expected) -> None:
     """Wait (bounded) until the page shows ``expected``, as read by ``read_js``; fail with the diff."""
     with contextlib.suppress(PlaywrightError):  # the assertion below shows what differs
-        page.wait_for_function(f"(expected) => JSON.stringify(({read_js})()) === JSON.stringify(expected)",
-                               arg=expected, timeout=SCREEN_TIMEOUT_MS)
+        page.wait_for_function(
+            f"(expected) => JSON.stringify(({read_js})()) === JSON.stringify(expected)",
+            arg=expected,
+            timeout=SCREEN_TIMEOUT_MS,
+        )
     assert page.evaluate(read_js) == expected
 
 
@@ -120,8 +123,14 @@ class Adventurers:
         self.players: dict[str, dict] = {}
 
     def add(self, pid: str) -> None:
-        self.players[pid] = {"score": None, "offered": None, "current": None, "jokers": 3,
-                             "completed": set(), "refused": set()}
+        self.players[pid] = {
+            "score": None,
+            "offered": None,
+            "current": None,
+            "jokers": 3,
+            "completed": set(),
+            "refused": set(),
+        }
 
     def base(self, pid: str) -> int:
         player = self.players[pid]
@@ -184,6 +193,7 @@ EXISTENTIEL_SCREEN = """() => {
 
 def existentiel_screen_of(state: dict) -> dict:
     """What the referee's page must show for a state as the server computes it."""
+
     def shown(p):
         n = p["offered"] or p["current"]
         return state["titles"][n - 1] if n else None
@@ -193,10 +203,19 @@ def existentiel_screen_of(state: dict) -> dict:
         "phase": state["phase"],
         "cycle": state["cycle"],
         "rendezvous": state["rendezvous"]["at"] if state["rendezvous"] else None,
-        "players": [{"id": p["id"], "name": p["name"], "jokers": p["jokers"], "offered": p["offered"],
-                     "must_accept": p["must_accept"], "current": p["current"], "title": shown(p),
-                     "rolls_from": p["next_base"] if p["id"] in rolling else None}
-                    for p in state["players"]],
+        "players": [
+            {
+                "id": p["id"],
+                "name": p["name"],
+                "jokers": p["jokers"],
+                "offered": p["offered"],
+                "must_accept": p["must_accept"],
+                "current": p["current"],
+                "title": shown(p),
+                "rolls_from": p["next_base"] if p["id"] in rolling else None,
+            }
+            for p in state["players"]
+        ],
     }
 
 
@@ -205,7 +224,8 @@ def row(page: Page, pid: str):
 
 
 def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_in_order(
-        phone, server, screenshot):
+    phone, server, screenshot
+):
     players = [{"name": NAME[pid], "birth_month": BIRTH_MONTH[pid]} for pid in (ADA, CHLOE)]
     table = api(server, "/api/tables", {"game": "existentiel", "players": players})
     context, page = installed_referee(phone, server, table)
@@ -217,7 +237,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
 
     def expect_jokers(pid: str) -> None:
         expect(row(page, pid).locator(".player-head [data-jokers]")).to_have_attribute(
-            "data-jokers", str(model.players[pid]["jokers"]))
+            "data-jokers", str(model.players[pid]["jokers"])
+        )
 
     def roll(pid: str, die: int, adventure: int, title: str | None = None) -> None:
         expect(row(page, pid).locator("[data-base]")).to_have_text(str(model.base(pid)))
@@ -237,7 +258,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
         toast = page.locator("#toast")
         expect(toast.locator(".toast-text")).to_have_text(
             f"{NAME[pid]} refuse l'aventure {adventure} : un joker de moins (reste {jokers - 1}). "
-            f"Il faut relancer le dé ; le résultat s'ajoute à {adventure}.")
+            f"Il faut relancer le dé ; le résultat s'ajoute à {adventure}."
+        )
         expect_jokers(pid)
         # The next roll adds to the refused number.
         expect(row(page, pid).locator("[data-base]")).to_have_text(str(adventure))
@@ -260,7 +282,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
         model.validate(pid, success)
         if not success:
             expect(page.locator("#toast .toast-text")).to_have_text(
-                f"Aventure {adventure} non réalisée : {NAME[pid]} perd un joker (reste {jokers - 1}).")
+                f"Aventure {adventure} non réalisée : {NAME[pid]} perd un joker (reste {jokers - 1})."
+            )
         expect(row(page, pid).locator(".validate")).to_have_count(0)
         expect_jokers(pid)
         taps.accepted({"type": "validate", "player": pid, "success": success})
@@ -364,7 +387,8 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     expect(offer).to_have_attribute("data-offer", "18")
     expect(offer.locator("[data-rule=must_accept]")).to_contain_text(
         "Chloé retombe sur l'aventure 18, déjà refusée : "
-        "contraint·e de l'accepter, sous peine de perdre un joker.")
+        "contraint·e de l'accepter, sous peine de perdre un joker."
+    )
     expect(offer.locator("[data-rule=must_accept] [lang]")).to_have_count(0)
     accept(CHLOE)
 
@@ -383,14 +407,18 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     expect(page.locator(f"#waiting [data-waiting={DORA}]")).to_contain_text("(lance le dé)")
 
     assert taps.count >= 30 and taps.refusals >= 2 and taps.undos >= 1, (
-        taps.count, taps.refusals, taps.undos)
+        taps.count,
+        taps.refusals,
+        taps.undos,
+    )
     expect(page.locator("#sync")).to_contain_text(f"hors ligne · {taps.waiting} en attente")
     screen = page.evaluate(EXISTENTIEL_SCREEN)
     assert screen["phase"] == "assigning" and screen["cycle"] == 3
     assert screen["rendezvous"] == "2031-04-04T18:00"
     assert {p["id"]: (p["jokers"], p["current"], p["rolls_from"]) for p in screen["players"]} == {
         pid: (m["jokers"], m["current"], None if m["current"] else model.base(pid))
-        for pid, m in model.players.items()}
+        for pid, m in model.players.items()
+    }
     screenshot(page, "offline-existentiel-referee")
 
     reload_offline(page, EXISTENTIEL_SCREEN, screen, taps.waiting)
@@ -400,8 +428,10 @@ def test_existentiel_refereed_offline_over_three_cycles_reaches_the_server_once_
     server_state = api(server, f"/api/tables/{table['code']}")["state"]
     assert existentiel_screen_of(server_state) == screen
     for p in server_state["players"]:
-        assert (set(p["completed"]), set(p["refused"])) == (model.players[p["id"]]["completed"],
-                                                              model.players[p["id"]]["refused"])
+        assert (set(p["completed"]), set(p["refused"])) == (
+            model.players[p["id"]]["completed"],
+            model.players[p["id"]]["refused"],
+        )
     expect_screen(page, EXISTENTIEL_SCREEN, screen)
 
 
@@ -441,17 +471,31 @@ def gjdlv_screen_of(state: dict) -> dict:
         "round": state["round"],
         "first": state["first_player"],
         "queens": list(dict.fromkeys(a["player"] for a in state["actions"] if a["type"] == "steal_newborn")),
-        "players": [{"id": p["id"], "round_score": p["round_score"],
-                     "newborns": [[f"{n['gf']}-{n['gm']}", n["points"]] for n in p["newborns"]],
-                     "formol": p["formol"], "total": p["total"], "closed": p["round_scores"],
-                     "sum": p["total"]}
-                    for p in state["players"]],
+        "players": [
+            {
+                "id": p["id"],
+                "round_score": p["round_score"],
+                "newborns": [[f"{n['gf']}-{n['gm']}", n["points"]] for n in p["newborns"]],
+                "formol": p["formol"],
+                "total": p["total"],
+                "closed": p["round_scores"],
+                "sum": p["total"],
+            }
+            for p in state["players"]
+        ],
     }
 
 
 def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_order(phone, server, screenshot):
-    table = api(server, "/api/tables", {"game": "gjdlv", "players": [GJ_NAME[pid] for pid in PLAYERS],
-                                         "options": {"rules": "abondantes", "rounds": 5, "first_player": 0}})
+    table = api(
+        server,
+        "/api/tables",
+        {
+            "game": "gjdlv",
+            "players": [GJ_NAME[pid] for pid in PLAYERS],
+            "options": {"rules": "abondantes", "rounds": 5, "first_player": 0},
+        },
+    )
     context, page = installed_referee(phone, server, table)
     go_offline(phone, context, page)
     taps = Taps(page)
@@ -496,8 +540,10 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     def steal_twice_at_once(thief: str, victim: str) -> None:
         """Two taps on the take in the same instant: the engine on the phone checks the second after
         the first, and the take, the very next event after the Queen's birth, is already made."""
-        page.evaluate("(sel) => { const b = document.querySelector(sel); b.click(); b.click(); }",
-                      f"[data-queen={thief}] [data-action=steal][data-from={victim}]")
+        page.evaluate(
+            "(sel) => { const b = document.querySelector(sel); b.click(); b.click(); }",
+            f"[data-queen={thief}] [data-action=steal][data-from={victim}]",
+        )
         taken = sheet.nursery[victim].pop()
         sheet.nursery[thief].append(taken)
         expect(page.locator(f"[data-sheet={thief}] [data-newborn='{taken[0]}-{taken[1]}']")).to_be_visible()
@@ -506,7 +552,8 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
         name = GJ_NAME[thief]
         taps.refused(
             "Seule la Dame (« Petite Mère des peuples ») qui vient de naître permet de prendre "
-            f"un nouveau-né, juste après sa naissance : {name} n'a pas de prise à faire maintenant.")
+            f"un nouveau-né, juste après sa naissance : {name} n'a pas de prise à faire maintenant."
+        )
         expect_sheet()
 
     def close_round(number: int) -> None:
@@ -519,7 +566,8 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
         totals, sheet = new_totals, RoundSheet(PLAYERS)
         for pid in PLAYERS:
             expect(page.locator(f"#rounds [data-round-score='{number}/{pid}']")).to_have_text(
-                str(scores[pid]))
+                str(scores[pid])
+            )
             expect(page.locator(f"#rounds [data-sum={pid}]")).to_have_text(str(totals[pid]))
             expect(page.locator(f"[data-sheet={pid}] .gj-empty")).to_be_visible()
         expect(page.locator("[data-first]")).to_have_attribute("data-first", PLAYERS[number % len(PLAYERS)])
@@ -533,7 +581,8 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     newborn(DORIAN, "QD", "5C")  # a Queen newborn, 0 points, but nobody else has a newborn yet
     note = page.locator("[data-note='gjdlv.take_nothing']")
     expect(note).to_contain_text(
-        "Dame de Dorian : aucun·e concurrent·e n'a de nouveau-né, la prise est perdue.")
+        "Dame de Dorian : aucun·e concurrent·e n'a de nouveau-né, la prise est perdue."
+    )
     expect(note.locator("[lang]")).to_have_count(0)
     expect(page.locator("[data-queen], [data-action=steal]")).to_have_count(0)
     newborn(ALICE, "4H", "9C")  # EG 5 → 10; the lost take's note goes with the next event
@@ -610,12 +659,16 @@ def test_gjdlv_refereed_offline_over_five_rounds_reaches_the_server_once_in_orde
     abortion(ALICE)
 
     assert taps.count >= 30 and taps.refusals >= 2 and taps.undos >= 1, (
-        taps.count, taps.refusals, taps.undos)
+        taps.count,
+        taps.refusals,
+        taps.undos,
+    )
     expect(page.locator("#sync")).to_contain_text(f"hors ligne · {taps.waiting} en attente")
     screen = page.evaluate(GJDLV_SCREEN)
     assert screen["round"] == 5 and screen["first"] == ALICE
     assert {p["id"]: (p["round_score"], p["total"], p["closed"]) for p in screen["players"]} == {
-        pid: (sheet.score(pid), totals[pid], [scores[pid] for scores in closed]) for pid in PLAYERS}
+        pid: (sheet.score(pid), totals[pid], [scores[pid] for scores in closed]) for pid in PLAYERS
+    }
     screenshot(page, "offline-gjdlv-referee")
 
     reload_offline(page, GJDLV_SCREEN, screen, taps.waiting)

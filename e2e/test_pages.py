@@ -127,8 +127,9 @@ def call(base: str, path: str, body=None, secret: str | None = None):
     if secret:
         headers["Authorization"] = f"Bearer {secret}"
     data = json.dumps(body).encode() if body is not None else None
-    with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers),
-                                timeout=10) as response:
+    with urllib.request.urlopen(
+        urllib.request.Request(base + path, data=data, headers=headers), timeout=10
+    ) as response:
         return json.load(response)
 
 
@@ -151,8 +152,10 @@ class Tables:
         for _ in range(3):
             self.event(morto, {"type": "touched_early", "player": "p3"})  # Chiara dies
         self.event(morto, {"type": "touched_early", "player": "p2"})
-        existentiel = self.create("existentiel", {
-            "game": "existentiel", "players": [{"name": n, "birth_month": m} for n, m in EXISTENTIEL]})
+        existentiel = self.create(
+            "existentiel",
+            {"game": "existentiel", "players": [{"name": n, "birth_month": m} for n, m in EXISTENTIEL]},
+        )
         self.event(existentiel, {"type": "roll", "player": "p1", "die": 4})
         self.event(existentiel, {"type": "accept", "player": "p1"})
         self.event(existentiel, {"type": "roll", "player": "p2", "die": 2})
@@ -161,22 +164,30 @@ class Tables:
         self.event(sheet, {"type": "newborn", "player": "p1", "gf": "5H", "gm": "3S"})
         self.event(sheet, {"type": "newborn", "player": "p2", "gf": "KD", "gm": "JS"})
         self.event(sheet, {"type": "abortion", "player": "p3"})
-        tracker = self.create("gjdlv-tracker", {"game": "gjdlv", "players": GJDLV,
-                                                "options": {"mode": "tracker"}})
-        for event in ({"type": "deal", "mouchoir": ["10S", "10C"]},
-                      {"type": "ovulate", "player": "p1", "gf": "5H"},
-                      {"type": "fecundate", "player": "p1", "gm": "3S"},
-                      {"type": "ovulate", "player": "p2", "gf": "7D"},
-                      {"type": "fecundate", "player": "p2", "gm": "7S"},
-                      {"type": "abort", "player": "p3", "gm": "7C"},
-                      {"type": "ovulate", "player": "p3", "gf": "2D"},
-                      {"type": "hold", "player": "p3"}):
+        tracker = self.create(
+            "gjdlv-tracker", {"game": "gjdlv", "players": GJDLV, "options": {"mode": "tracker"}}
+        )
+        for event in (
+            {"type": "deal", "mouchoir": ["10S", "10C"]},
+            {"type": "ovulate", "player": "p1", "gf": "5H"},
+            {"type": "fecundate", "player": "p1", "gm": "3S"},
+            {"type": "ovulate", "player": "p2", "gf": "7D"},
+            {"type": "fecundate", "player": "p2", "gm": "7S"},
+            {"type": "abort", "player": "p3", "gm": "7C"},
+            {"type": "ovulate", "player": "p3", "gf": "2D"},
+            {"type": "hold", "player": "p3"},
+        ):
             self.event(tracker, event)
 
     def create(self, key: str, body: dict) -> dict:
         created = call(self.base, "/api/tables", body)
-        table = {"code": created["code"], "game": body["game"], "secret": created["secret"],
-                 "version": created["version"], "state": created["state"]}
+        table = {
+            "code": created["code"],
+            "game": body["game"],
+            "secret": created["secret"],
+            "version": created["version"],
+            "state": created["state"],
+        }
         self.made[key] = table
         return table
 
@@ -187,8 +198,10 @@ class Tables:
 
     def stored(self) -> dict:
         """What static/js/tables.js keeps under ``arbitre.tables`` on the phone that created them."""
-        return {t["code"]: {"code": t["code"], "game": t["game"], "secret": t["secret"], "role": "referee"}
-                for t in self.made.values()}
+        return {
+            t["code"]: {"code": t["code"], "game": t["game"], "secret": t["secret"], "role": "referee"}
+            for t in self.made.values()
+        }
 
     def snapshot_url(self, key: str) -> str:
         """The snapshot page of a table: its view deflated into the URL fragment (static/js/snapshot.js)."""
@@ -262,8 +275,9 @@ class Language:
     def speaks(self, text: str) -> bool:
         text = _normal(text)
         if text not in self.known:
-            self.known[text] = (text in self.exact or self.is_data(text)
-                                or any(p.match(text) for p in self.patterns))
+            self.known[text] = (
+                text in self.exact or self.is_data(text) or any(p.match(text) for p in self.patterns)
+            )
         return self.known[text]
 
 
@@ -284,10 +298,14 @@ def check_axe(page: Page) -> list[str]:
     failing = []
     for violation in page.evaluate(AXE_SCRIPT):
         if violation["impact"] in FAILING_IMPACTS:
-            nodes = "".join(f"\n        {n['target']}: {' / '.join(n['summary'].splitlines()[1:3]).strip()}"
-                            for n in violation["nodes"])
-            failing.append(f"[{violation['impact']}] {violation['id']} ({violation['count']}×): "
-                           f"{violation['help']}{nodes}")
+            nodes = "".join(
+                f"\n        {n['target']}: {' / '.join(n['summary'].splitlines()[1:3]).strip()}"
+                for n in violation["nodes"]
+            )
+            failing.append(
+                f"[{violation['impact']}] {violation['id']} ({violation['count']}×): "
+                f"{violation['help']}{nodes}"
+            )
     return failing
 
 
@@ -365,18 +383,31 @@ def test_every_page_is_accessible_and_speaks_one_language(phone, server, tables,
             if wrong:
                 language_failures[name] = wrong
         timings[name] = round(time.monotonic() - began, 2)
-    report[f"{lang}-{theme}"] = {"seconds": round(time.monotonic() - started, 1), "skipped": skipped,
-                                 "timings": timings, "axe": axe_failures, "language": language_failures}
+    report[f"{lang}-{theme}"] = {
+        "seconds": round(time.monotonic() - started, 1),
+        "skipped": skipped,
+        "timings": timings,
+        "axe": axe_failures,
+        "language": language_failures,
+    }
     for line in skipped:
         print(f"[{lang}-{theme}] {line}")
 
     sections = []
     if axe_failures:
-        sections.append(f"axe-core, impact {' or '.join(FAILING_IMPACTS)}, {lang} {theme}:\n" + "\n".join(
-            f"  {name} ({dict(pages)[name][:40]}):\n" + "\n".join(f"    {line}" for line in lines)
-            for name, lines in axe_failures.items()))
+        sections.append(
+            f"axe-core, impact {' or '.join(FAILING_IMPACTS)}, {lang} {theme}:\n"
+            + "\n".join(
+                f"  {name} ({dict(pages)[name][:40]}):\n" + "\n".join(f"    {line}" for line in lines)
+                for name, lines in axe_failures.items()
+            )
+        )
     if language_failures:
-        sections.append(f"texts that are neither data nor a string of the {lang} catalogue:\n" + "\n".join(
-            f"  {name} ({dict(pages)[name][:40]}):\n" + "\n".join(f"    {line}" for line in lines)
-            for name, lines in language_failures.items()))
+        sections.append(
+            f"texts that are neither data nor a string of the {lang} catalogue:\n"
+            + "\n".join(
+                f"  {name} ({dict(pages)[name][:40]}):\n" + "\n".join(f"    {line}" for line in lines)
+                for name, lines in language_failures.items()
+            )
+        )
     assert not sections, "\n\n".join(sections)

@@ -153,8 +153,12 @@ def test_a_refusal_is_worded_in_the_page_language_only(phone, server):
 
 def test_light_and_dark_themes_render_with_readable_text(phone, server):
     table = morto(server, names=("Ana", "Ben", "Cyd", "Dom"), lives=1)
-    api(server, f"/api/tables/{table['code']}/events", {"id": "e1", "type": "touched_early", "player": "p3"},
-        secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "e1", "type": "touched_early", "player": "p3"},
+        secret=table["secret"],
+    )
     bodies = {}
     for scheme in ("dark", "light"):
         page = phone(color_scheme=scheme).new_page()
@@ -222,8 +226,12 @@ def test_my_tables_lists_this_phones_tables_newest_first_with_their_state(phone,
     refereed = morto(server, names=("Léa", "Max", "Noé", "Oum"))
     finished = morto(server, lives=1)
     for i, player in enumerate(("p2", "p3")):
-        api(server, f"/api/tables/{finished['code']}/events",
-            {"id": f"f{i}", "type": "touched_early", "player": player}, secret=finished["secret"])
+        api(
+            server,
+            f"/api/tables/{finished['code']}/events",
+            {"id": f"f{i}", "type": "touched_early", "player": player},
+            secret=finished["secret"],
+        )
     context = phone()
     page = context.new_page()
     page.goto(f"/t/{followed['code']}")
@@ -257,7 +265,8 @@ def test_my_tables_lists_this_phones_tables_newest_first_with_their_state(phone,
     expect(done.locator(".my-summary")).to_have_text(summary_line("fr", state[finished["code"]]))
     shown = f"{finished['code'][:4]}-{finished['code'][4:]}"
     expect(done.get_by_role("link", name=f"Résultats de la table {shown}")).to_have_attribute(
-        "href", f"/t/{finished['code']}/results")
+        "href", f"/t/{finished['code']}/results"
+    )
 
     last = page.locator(f"#my-tables > li[data-code='{followed['code']}']")
     expect(last.locator(".pill")).to_have_text("suivie")

@@ -120,8 +120,9 @@ def test_a_long_story_shows_its_latest_page_and_the_older_ones_on_demand(phone):
     auth = {"Authorization": f"Bearer {table['secret']}"}
     base = f"/api/tables/{table['code']}"
     for n in range(60):  # 60 touches, each undone but the last: 60 entries in the story
-        posted = viewer.request.post(f"{base}/events", headers=auth,
-                                     data={"id": f"long-{n}", "type": "touched_early", "player": "p2"})
+        posted = viewer.request.post(
+            f"{base}/events", headers=auth, data={"id": f"long-{n}", "type": "touched_early", "player": "p2"}
+        )
         assert posted.status == 201, posted.text()
         if n < 59:
             assert viewer.request.post(f"{base}/undo", data={}, headers=auth).status == 200

@@ -53,8 +53,12 @@ def long_table(server, length: int) -> dict:
         events.append({"type": "spoke_to_dead", "living": speaker, "dead": listener})
         speaker, listener = listener, speaker
     for number, event in enumerate(events[:length]):
-        api(server, f"/api/tables/{table['code']}/events", {"id": f"e{number}", **event},
-            secret=table["secret"])
+        api(
+            server,
+            f"/api/tables/{table['code']}/events",
+            {"id": f"e{number}", **event},
+            secret=table["secret"],
+        )
     return table
 
 
@@ -75,7 +79,8 @@ def sent(page, op: str) -> list[dict]:
 
 def stored(page, code: str) -> dict:
     """The phone's IndexedDB for this table: the base's row and its chunks of events."""
-    return page.evaluate("""async (code) => {
+    return page.evaluate(
+        """async (code) => {
       const database = await new Promise((resolve, reject) => {
         const request = indexedDB.open("arbitre");
         request.onsuccess = () => resolve(request.result);
@@ -89,7 +94,9 @@ def stored(page, code: str) -> dict:
       const rows = await get("events", IDBKeyRange.bound([code, 0], [code, Infinity]));
       database.close();
       return { version: database.version, base, rows };
-    }""", code)
+    }""",
+        code,
+    )
 
 
 def test_a_long_log_goes_to_the_worker_once_then_only_what_changed(phone, server):
@@ -113,11 +120,19 @@ def test_a_long_log_goes_to_the_worker_once_then_only_what_changed(phone, server
     # A co-referee's event and undo, then another event: the phone asks only for what it lacks.
     assert [url.split("/api/")[1] for url in requests if "/log" in url] == [f"tables/{code}/log"]
     requests.clear()
-    api(server, f"/api/tables/{code}/events", {"id": "co-1", "type": "touched_early", "player": "p4"},
-        secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{code}/events",
+        {"id": "co-1", "type": "touched_early", "player": "p4"},
+        secret=table["secret"],
+    )
     api(server, f"/api/tables/{code}/undo", {"id": "co-2"}, secret=table["secret"])
-    api(server, f"/api/tables/{code}/events", {"id": "co-3", "type": "touched_early", "player": "p5"},
-        secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{code}/events",
+        {"id": "co-3", "type": "touched_early", "player": "p5"},
+        secret=table["secret"],
+    )
     expect(page.locator("#app")).to_have_attribute("data-version", "304", timeout=SYNC_TIMEOUT_MS)
     expect(page.locator("[data-player=p5] .hearts")).to_have_attribute("data-lives", "7")
     logs = [url for url in requests if "/log" in url]
@@ -151,19 +166,25 @@ def test_a_long_log_goes_to_the_worker_once_then_only_what_changed(phone, server
     state = api(server, f"/api/tables/{code}")["state"]
     for player in state["players"]:
         expect(page.locator(f"[data-player={player['id']}] .hearts")).to_have_attribute(
-            "data-lives", str(player["lives"]))
+            "data-lives", str(player["lives"])
+        )
 
 
 def test_a_log_kept_whole_by_the_former_layout_survives_the_upgrade(phone, server):
     """A phone updated while offline with taps waiting must still have its log to project them on."""
     table = api(server, "/api/tables", {"game": "morto", "players": NAMES, "options": {"lives": 3}})
-    api(server, f"/api/tables/{table['code']}/events", {"id": "e1", "type": "touched_early", "player": "p2"},
-        secret=table["secret"])
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "e1", "type": "touched_early", "player": "p2"},
+        secret=table["secret"],
+    )
     context = phone()
     page = context.new_page()
     page.goto("/")
     # The database as the former outbox.js made it (version 1): the whole log in the base's row.
-    page.evaluate("""async (table) => {
+    page.evaluate(
+        """async (table) => {
       await new Promise((resolve, reject) => {
         indexedDB.deleteDatabase("arbitre").onsuccess = () => {
           const request = indexedDB.open("arbitre", 1);
@@ -189,11 +210,16 @@ def test_a_log_kept_whole_by_the_former_layout_survives_the_upgrade(phone, serve
           request.onerror = () => reject(request.error);
         };
       });
-    }""", {"code": table["code"], "players": NAMES})
-    kept = page.evaluate("""async (code) => {
+    }""",
+        {"code": table["code"], "players": NAMES},
+    )
+    kept = page.evaluate(
+        """async (code) => {
       const box = await import("/static/js/outbox.js");
       return [await box.loadBase(code), (await box.pending(code)).length];
-    }""", table["code"])
+    }""",
+        table["code"],
+    )
     assert kept[0]["version"] == 1 and kept[0]["events"] == [{"type": "touched_early", "player": "p2"}]
     assert kept[1] == 1
     assert "length" not in kept[0] and "savedAt" not in kept[0]

@@ -3,6 +3,14 @@
 from engine.core import IllegalEvent, InvalidEvent, Outcome, RuleError, apply, game, replay, setup, undo, view
 
 __all__ = [
-    "IllegalEvent", "InvalidEvent", "Outcome", "RuleError",
-    "apply", "game", "replay", "setup", "undo", "view",
+    "IllegalEvent",
+    "InvalidEvent",
+    "Outcome",
+    "RuleError",
+    "apply",
+    "game",
+    "replay",
+    "setup",
+    "undo",
+    "view",
 ]

@@ -630,8 +630,12 @@ def actions(state: dict, view: dict | None = None) -> list[dict]:
     listed: list[dict] = []
     if allowed(check_add_player, state):
         listed.append({"type": "add_player"})
-    for kind, check in (("roll", check_roll), ("accept", check_offer), ("refuse", check_offer),
-                        ("validate", check_validate)):
+    for kind, check in (
+        ("roll", check_roll),
+        ("accept", check_offer),
+        ("refuse", check_offer),
+        ("validate", check_validate),
+    ):
         listed += [{"type": kind, "player": p["id"]} for p in state["players"] if allowed(check, state, p)]
     listed += [{"type": "schedule"}, {"type": "set_title"}]
     return listed
@@ -761,7 +765,6 @@ def stakes_check(state: dict, params: dict) -> dict:
 
 
 CHECKS = {"landing": landing_check, "stakes": stakes_check}
-
 
 
 # --- the story of the table ------------------------------------------------------------------------

@@ -118,8 +118,7 @@ MESSAGES = {
     "gjdlv.steal_from_self": (
         "La Dame « Petite Mère des peuples » prend le dernier nouveau-né d'un·e concurrent·e, "
         "pas l'un des siens.",
-        "The Queen “Petite Mère des peuples” takes the most recent newborn of an opponent, "
-        "not one's own.",
+        "The Queen “Petite Mère des peuples” takes the most recent newborn of an opponent, not one's own.",
     ),
     "gjdlv.no_queen_take": (
         "Seule la Dame (« Petite Mère des peuples ») qui vient de naître permet de prendre un nouveau-né, "
@@ -616,8 +615,10 @@ def _cc_line(cc: int, value: int | None) -> dict | None:
 def _formol_line(abortions: int, formol: int) -> dict | None:
     if not abortions:
         return None
-    return {"code": "gjdlv.formol",
-            "params": {"abortions": abortions, "per_abortion": POINTS_PER_ABORTION, "formol": formol}}
+    return {
+        "code": "gjdlv.formol",
+        "params": {"abortions": abortions, "per_abortion": POINTS_PER_ABORTION, "formol": formol},
+    }
 
 
 def standings(players: list[dict]) -> list[dict]:
@@ -831,15 +832,17 @@ def fecundations_check(state, params: dict) -> dict:
     for gm in deck(rules)["gm"]:
         fits = may_fecundate(gf, gm)
         alone = nursery([{"gf": gf, "gm": gm}])[0] if fits else None
-        gms.append({
-            "gm": gm,
-            "fecundates": fits,
-            "allowed": allowed(check_newborn, state, gf, gm) if table else fits,
-            "used": gm in used,
-            "eg": genetic_gap(gf, gm),
-            "cc": bool(alone and alone["cc"]),
-            "points": alone["points"] if alone else None,
-        })
+        gms.append(
+            {
+                "gm": gm,
+                "fecundates": fits,
+                "allowed": allowed(check_newborn, state, gf, gm) if table else fits,
+                "used": gm in used,
+                "eg": genetic_gap(gf, gm),
+                "cc": bool(alone and alone["cc"]),
+                "points": alone["points"] if alone else None,
+            }
+        )
     return {"ok": True, "gf": gf, "royal": is_face(gf), "used": gf in used, "gms": gms}
 
 
@@ -855,75 +858,80 @@ CHECKS = {
 
 # --- the story of the table: each event in words, and the chart of totals -----------------------------
 
-MESSAGES.update({
-    # The score sheet's events.
-    "gjdlv.story.newborn": ("{name} : nouveau-né {gf} × {gm}", "{name}: newborn {gf} × {gm}"),
-    "gjdlv.story.abortion": ("{name} : un avortement au Formol", "{name}: an abortion to the formol"),
-    "gjdlv.story.steal_newborn": (
-        "La Dame de {name} prend le dernier nouveau-né de {victim} ({gf} × {gm})",
-        "{name}'s Queen takes {victim}'s latest newborn ({gf} × {gm})",
-    ),
-    "gjdlv.story.close_round": ("Manche {round} sur {rounds} close", "Round {round} of {rounds} closed"),
-    # A round played through (the tracker's events).
-    "gjdlv.story.deal": (
-        "Distribution : {per} GM chacun·e, au Mouchoir : {cards}",
-        "The deal: {per} GM each, to the Mouchoir: {cards}",
-    ),
-    "gjdlv.story.deal_even": (
-        "Distribution : {per} GM chacun·e, rien au Mouchoir",
-        "The deal: {per} GM each, nothing to the Mouchoir",
-    ),
-    "gjdlv.story.birth": ("{name} met au monde {gf} × {gm}", "{name} gives birth to {gf} × {gm}"),
-    "gjdlv.story.birth_late": (
-        "L'embryon {gf} × {gm} de {name}, commencé au dernier tour, ne vient pas à terme",
-        "{name}'s embryo {gf} × {gm}, begun in the last lap, does not come to term",
-    ),
-    "gjdlv.story.discard_held": (
-        "{name} défausse {held} de son urètre au Mouchoir",
-        "{name} discards {held} from their urethra to the Mouchoir",
-    ),
-    "gjdlv.story.ovulate": ("{name} ovule {gf}", "{name} ovulates {gf}"),
-    "gjdlv.story.fecundate": ("{name} féconde {gf} avec {gm}", "{name} fecundates {gf} with {gm}"),
-    "gjdlv.story.surrogate": (
-        "{name} mère-porte l'embryon {gf} × {replaced} de {victim} avec {gm}",
-        "{name} surrogates {victim}'s embryo {gf} × {replaced} with {gm}",
-    ),
-    "gjdlv.story.hold": ("{name} se retient : un GM dans l'urètre", "{name} holds back: a GM in the urethra"),
-    "gjdlv.story.pass": ("{name} passe : plus de GM en main", "{name} passes: no GM left in hand"),
-    "gjdlv.story.ejaculate_won": (
-        "Éjaculations sur {gf} ({gms}) : {winner} féconde avec {gm}",
-        "Ejaculations on {gf} ({gms}): {winner} fecundates with {gm}",
-    ),
-    "gjdlv.story.ejaculate_lost": (
-        "Éjaculations sur {gf} ({gms}) : personne ne l'emporte, menstruation",
-        "Ejaculations on {gf} ({gms}): nobody wins, menstruation",
-    ),
-    "gjdlv.story.ejaculate_none": (
-        "Personne n'éjacule sur {gf} : menstruation",
-        "Nobody ejaculates on {gf}: menstruation",
-    ),
-    "gjdlv.story.abort": (
-        "{name} avorte l'embryon {gf} × {gm} de {owner} avec {card}",
-        "{name} aborts {owner}'s embryo {gf} × {gm} with {card}",
-    ),
-    "gjdlv.story.cancel_abortion": (
-        "{name} annule l'avortement de {aborter} avec {card} : l'embryon revient à {owner}",
-        "{name} cancels {aborter}'s abortion with {card}: the embryo goes back to {owner}",
-    ),
-    "gjdlv.story.cancel_surrogacy": (
-        "{name} annule la mère-porteuse de {surrogate} avec {card} : l'embryon reste à {owner}",
-        "{name} cancels {surrogate}'s surrogacy with {card}: the embryo stays with {owner}",
-    ),
-    "gjdlv.story.remove_embryo": (
-        "Le Valet de {name} retire l'embryon {gf} × {gm} de {victim}",
-        "{name}'s Jack removes {victim}'s embryo {gf} × {gm}",
-    ),
-    # The chart.
-    "gjdlv.story.measure": ("Total des points", "Total points"),
-    "gjdlv.story.start": ("Début", "Start"),
-    "gjdlv.story.round": ("Manche {round}", "Round {round}"),
-    "gjdlv.story.end": ("Fin", "End"),
-})
+MESSAGES.update(
+    {
+        # The score sheet's events.
+        "gjdlv.story.newborn": ("{name} : nouveau-né {gf} × {gm}", "{name}: newborn {gf} × {gm}"),
+        "gjdlv.story.abortion": ("{name} : un avortement au Formol", "{name}: an abortion to the formol"),
+        "gjdlv.story.steal_newborn": (
+            "La Dame de {name} prend le dernier nouveau-né de {victim} ({gf} × {gm})",
+            "{name}'s Queen takes {victim}'s latest newborn ({gf} × {gm})",
+        ),
+        "gjdlv.story.close_round": ("Manche {round} sur {rounds} close", "Round {round} of {rounds} closed"),
+        # A round played through (the tracker's events).
+        "gjdlv.story.deal": (
+            "Distribution : {per} GM chacun·e, au Mouchoir : {cards}",
+            "The deal: {per} GM each, to the Mouchoir: {cards}",
+        ),
+        "gjdlv.story.deal_even": (
+            "Distribution : {per} GM chacun·e, rien au Mouchoir",
+            "The deal: {per} GM each, nothing to the Mouchoir",
+        ),
+        "gjdlv.story.birth": ("{name} met au monde {gf} × {gm}", "{name} gives birth to {gf} × {gm}"),
+        "gjdlv.story.birth_late": (
+            "L'embryon {gf} × {gm} de {name}, commencé au dernier tour, ne vient pas à terme",
+            "{name}'s embryo {gf} × {gm}, begun in the last lap, does not come to term",
+        ),
+        "gjdlv.story.discard_held": (
+            "{name} défausse {held} de son urètre au Mouchoir",
+            "{name} discards {held} from their urethra to the Mouchoir",
+        ),
+        "gjdlv.story.ovulate": ("{name} ovule {gf}", "{name} ovulates {gf}"),
+        "gjdlv.story.fecundate": ("{name} féconde {gf} avec {gm}", "{name} fecundates {gf} with {gm}"),
+        "gjdlv.story.surrogate": (
+            "{name} mère-porte l'embryon {gf} × {replaced} de {victim} avec {gm}",
+            "{name} surrogates {victim}'s embryo {gf} × {replaced} with {gm}",
+        ),
+        "gjdlv.story.hold": (
+            "{name} se retient : un GM dans l'urètre",
+            "{name} holds back: a GM in the urethra",
+        ),
+        "gjdlv.story.pass": ("{name} passe : plus de GM en main", "{name} passes: no GM left in hand"),
+        "gjdlv.story.ejaculate_won": (
+            "Éjaculations sur {gf} ({gms}) : {winner} féconde avec {gm}",
+            "Ejaculations on {gf} ({gms}): {winner} fecundates with {gm}",
+        ),
+        "gjdlv.story.ejaculate_lost": (
+            "Éjaculations sur {gf} ({gms}) : personne ne l'emporte, menstruation",
+            "Ejaculations on {gf} ({gms}): nobody wins, menstruation",
+        ),
+        "gjdlv.story.ejaculate_none": (
+            "Personne n'éjacule sur {gf} : menstruation",
+            "Nobody ejaculates on {gf}: menstruation",
+        ),
+        "gjdlv.story.abort": (
+            "{name} avorte l'embryon {gf} × {gm} de {owner} avec {card}",
+            "{name} aborts {owner}'s embryo {gf} × {gm} with {card}",
+        ),
+        "gjdlv.story.cancel_abortion": (
+            "{name} annule l'avortement de {aborter} avec {card} : l'embryon revient à {owner}",
+            "{name} cancels {aborter}'s abortion with {card}: the embryo goes back to {owner}",
+        ),
+        "gjdlv.story.cancel_surrogacy": (
+            "{name} annule la mère-porteuse de {surrogate} avec {card} : l'embryon reste à {owner}",
+            "{name} cancels {surrogate}'s surrogacy with {card}: the embryo stays with {owner}",
+        ),
+        "gjdlv.story.remove_embryo": (
+            "Le Valet de {name} retire l'embryon {gf} × {gm} de {victim}",
+            "{name}'s Jack removes {victim}'s embryo {gf} × {gm}",
+        ),
+        # The chart.
+        "gjdlv.story.measure": ("Total des points", "Total points"),
+        "gjdlv.story.start": ("Début", "Start"),
+        "gjdlv.story.round": ("Manche {round}", "Round {round}"),
+        "gjdlv.story.end": ("Fin", "End"),
+    }
+)
 
 MEASURE = ("gjdlv.story.measure", {})
 START = ("gjdlv.story.start", {})
@@ -958,8 +966,11 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
     player = find_player(state, event)
     who = {"player": player["id"], "name": player["name"]}
     if kind == "newborn":
-        return "gjdlv.story.newborn", {**who, "gf": face(read_gf(rules, event, "gf")),
-                                       "gm": face(read_gm(rules, event, "gm"))}
+        return "gjdlv.story.newborn", {
+            **who,
+            "gf": face(read_gf(rules, event, "gf")),
+            "gm": face(read_gm(rules, event, "gm")),
+        }
     if kind == "abortion":
         return "gjdlv.story.abortion", who
     if kind in ("steal_newborn", "remove_embryo", "surrogate"):
@@ -970,8 +981,12 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
         embryo = state["play"]["seats"][state["players"].index(victim)]["uterus"]
         if kind == "remove_embryo":
             return "gjdlv.story.remove_embryo", {**who, **_pair(embryo)}
-        return "gjdlv.story.surrogate", {**who, "gf": face(embryo["gf"]), "replaced": face(embryo["gm"]),
-                                         "gm": face(read_gm(rules, event, "gm"))}
+        return "gjdlv.story.surrogate", {
+            **who,
+            "gf": face(embryo["gf"]),
+            "replaced": face(embryo["gm"]),
+            "gm": face(read_gm(rules, event, "gm")),
+        }
     play = state["play"]
     if kind == "birth":
         return _describe_birth(state, player, event, who)
@@ -986,14 +1001,26 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
         return "gjdlv.story.pass", who
     act = play["open"][-1]
     if kind == "abort":
-        return "gjdlv.story.abort", {**who, **_pair(act), "owner": _name(state, act["player"]),
-                                     "card": face(read_gm(rules, event, "gm"))}
+        return "gjdlv.story.abort", {
+            **who,
+            **_pair(act),
+            "owner": _name(state, act["player"]),
+            "card": face(read_gm(rules, event, "gm")),
+        }
     card = face(read_gm(rules, event, "card"))
     if act["act"] == "abortion":
-        return "gjdlv.story.cancel_abortion", {**who, "card": card, "aborter": _name(state, act["player"]),
-                                               "owner": _name(state, act["owner"])}
-    return "gjdlv.story.cancel_surrogacy", {**who, "card": card, "surrogate": _name(state, act["player"]),
-                                            "owner": _name(state, act["from"])}
+        return "gjdlv.story.cancel_abortion", {
+            **who,
+            "card": card,
+            "aborter": _name(state, act["player"]),
+            "owner": _name(state, act["owner"]),
+        }
+    return "gjdlv.story.cancel_surrogacy", {
+        **who,
+        "card": card,
+        "surrogate": _name(state, act["player"]),
+        "owner": _name(state, act["from"]),
+    }
 
 
 def _describe_deal(state: dict, event: dict) -> tuple[str, dict]:
@@ -1017,8 +1044,10 @@ def _describe_birth(state: dict, player: dict, event: dict, who: dict) -> tuple[
 
 def _describe_contest(state: dict, event: dict) -> tuple[str, dict]:
     gf = state["play"]["gf"]
-    gms = {find_player(state, {"gms": key}, "gms")["id"]: read_black(state["rules"], value, "gms")
-           for key, value in event["gms"].items()}
+    gms = {
+        find_player(state, {"gms": key}, "gms")["id"]: read_black(state["rules"], value, "gms")
+        for key, value in event["gms"].items()
+    }
     if not gms:
         return "gjdlv.story.ejaculate_none", {"gf": face(gf)}
     _, winner, _, _ = contest(gf, gms)

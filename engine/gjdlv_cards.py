@@ -131,7 +131,6 @@ def other_black(card: str) -> str:
     return rank_of(card) + ("C" if suit_of(card) == "S" else "S")
 
 
-
 # --- scoring -----------------------------------------------------------------------------------------
 
 

@@ -150,8 +150,7 @@ MESSAGES = {
     "gjdlv.play.must_act": (
         "{name} a encore {hand} GM : on ne passe que sans carte ; il faut féconder, mère-porter ou "
         "se retenir.",
-        "{name} still has {hand} GM: one passes only with no card left; fecundate, surrogate or "
-        "hold back.",
+        "{name} still has {hand} GM: one passes only with no card left; fecundate, surrogate or hold back.",
     ),
     # Phase 3.
     "gjdlv.play.not_held": (
@@ -355,8 +354,14 @@ def check_deal(state: dict, cards: list[str]) -> None:
     per, left = share(state["rules"], len(state["players"]))
     if len(cards) != left:
         gms = len(deck(state["rules"])["gm"])
-        raise IllegalEvent("gjdlv.play.deal_count", players=len(state["players"]), gms=gms, per=per,
-                           expected=left, count=len(cards))
+        raise IllegalEvent(
+            "gjdlv.play.deal_count",
+            players=len(state["players"]),
+            gms=gms,
+            per=per,
+            expected=left,
+            count=len(cards),
+        )
 
 
 def check_birth(state: dict, player: dict, held: str | None) -> None:
@@ -672,8 +677,16 @@ def surrogate(state: dict, event: dict) -> None:
     _seat(state, player)["uterus"] = {"gf": embryo["gf"], "gm": gm}
     _begun(state, player, gm)
     state["play"]["mouchoir"].append(embryo["gm"])
-    state["play"]["open"] = [{"act": "surrogacy", "player": player["id"], "from": victim["id"],
-                              "gf": embryo["gf"], "gm": gm, "replaced": embryo["gm"]}]
+    state["play"]["open"] = [
+        {
+            "act": "surrogacy",
+            "player": player["id"],
+            "from": victim["id"],
+            "gf": embryo["gf"],
+            "gm": gm,
+            "replaced": embryo["gm"],
+        }
+    ]
     _play_card(state, player)
     _after_action(state)
 
@@ -731,8 +744,16 @@ def abort(state: dict, event: dict) -> None:
     _seat(state, owner)["uterus"] = None
     _seat(state, player)["formol"] += [act["gf"], act["gm"], card]
     player["abortions"] += 1
-    state["play"]["open"].append({"act": "abortion", "player": player["id"], "card": card,
-                                  "owner": owner["id"], "gf": act["gf"], "gm": act["gm"]})
+    state["play"]["open"].append(
+        {
+            "act": "abortion",
+            "player": player["id"],
+            "card": card,
+            "owner": owner["id"],
+            "gf": act["gf"],
+            "gm": act["gm"],
+        }
+    )
     _play_card(state, player)
 
 
@@ -902,8 +923,10 @@ def view(state: dict) -> dict:
     return {
         "phase": play["phase"],
         "active": active["id"],
-        "step": {"code": f"gjdlv.play.expect.{play['phase']}",
-                 "params": {"name": active["name"], "gf": play["gf"]}},
+        "step": {
+            "code": f"gjdlv.play.expect.{play['phase']}",
+            "params": {"name": active["name"], "gf": play["gf"]},
+        },
         "gf": play["gf"],
         "ovulation": play["ovulation"],
         "mouchoir": list(play["mouchoir"]),
@@ -932,9 +955,14 @@ def _embryo_view(state: dict, seat_index: int, embryo: dict | None) -> dict | No
     if embryo is None:
         return None
     eg = genetic_gap(embryo["gf"], embryo["gm"])
-    return {"gf": embryo["gf"], "gm": embryo["gm"], "eg": eg, "cc": eg == 0,
-            "royal": rank_of(embryo["gf"]) if is_face(embryo["gf"]) else None,
-            "comes_to_term": comes_to_term(state, seat_index)}
+    return {
+        "gf": embryo["gf"],
+        "gm": embryo["gm"],
+        "eg": eg,
+        "cc": eg == 0,
+        "royal": rank_of(embryo["gf"]) if is_face(embryo["gf"]) else None,
+        "comes_to_term": comes_to_term(state, seat_index),
+    }
 
 
 def notes(state: dict) -> list[tuple[str, dict]]:

@@ -226,8 +226,13 @@ def check_reveal(state: dict, cards) -> dict[str, int]:
     holding = {p["id"] for p in state["players"] if p["dealt"] and p["lives"] > 0}  # play_order's
     # The usual reveal passes every check but the count at once: a plain int rank 1..10 for every
     # holder and nobody else. Anything else is read entry by entry, the first fault named.
-    if not (isinstance(cards, dict) and len(cards) == len(holding) and holding.issuperset(cards)
-            and set(map(type, cards.values())) <= _INT and _RANK_SET.issuperset(cards.values())):
+    if not (
+        isinstance(cards, dict)
+        and len(cards) == len(holding)
+        and holding.issuperset(cards)
+        and set(map(type, cards.values())) <= _INT
+        and _RANK_SET.issuperset(cards.values())
+    ):
         cards = _read_cards(state, cards)
         if not holding.issuperset(cards):
             players = {p["id"]: p for p in state["players"]}
@@ -235,8 +240,9 @@ def check_reveal(state: dict, cards) -> dict[str, int]:
             raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
         if len(cards) < len(holding):  # every card is a holder's: some holder has none
             missing = [p for p in play_order(state) if p["id"] not in cards]
-            raise IllegalEvent("morto.missing_cards", players=[p["id"] for p in missing],
-                               names=_names(missing))
+            raise IllegalEvent(
+                "morto.missing_cards", players=[p["id"] for p in missing], names=_names(missing)
+            )
     _check_rank_counts(cards)
     return cards
 
@@ -457,8 +463,14 @@ def reveal_check(state: dict, params: dict) -> dict:
         refusal = {"code": error.code, "params": error.params}
     losing = losers(cards)
     dying = [pid for pid in losing if _by_id(state, pid)["lives"] == 1]
-    return {"ok": refusal is None, "complete": not missing, "missing": missing, "losers": losing,
-            "dying": dying, "refusal": refusal}
+    return {
+        "ok": refusal is None,
+        "complete": not missing,
+        "missing": missing,
+        "losers": losing,
+        "dying": dying,
+        "refusal": refusal,
+    }
 
 
 CHECKS = {"swap": swap_check, "reveal": reveal_check}
@@ -484,8 +496,12 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
     cards = _read_cards(state, event.get("cards"))
     losing = [p for p in state["players"] if p["id"] in losers(cards)]
     shown = " · ".join(f"{_by_id(state, pid)['name']} {RANKS[rank]}" for pid, rank in cards.items())
-    params = {"round": state["round"], "cards": shown, "names": _names(losing),
-              "losers": [p["id"] for p in losing]}
+    params = {
+        "round": state["round"],
+        "cards": shown,
+        "names": _names(losing),
+        "losers": [p["id"] for p in losing],
+    }
     return ("morto.story.reveal" if len(losing) == 1 else "morto.story.reveal_several"), params
 
 

@@ -80,8 +80,9 @@ RULES: dict[str, tuple[str, str]] = {
     "gjdlv.check.bonus_*": ("gjdlv", "bonuses"),
 }
 
-_PREFIXES = sorted(((key[:-1], rule) for key, rule in RULES.items() if key.endswith("*")),
-                   key=lambda item: -len(item[0]))
+_PREFIXES = sorted(
+    ((key[:-1], rule) for key, rule in RULES.items() if key.endswith("*")), key=lambda item: -len(item[0])
+)
 
 
 def rule_for(code: str) -> tuple[str, str] | None:

@@ -38,6 +38,8 @@ lint() {
   local failed=0
   echo "ruff check ." >&2
   .venv/bin/ruff check . || failed=1
+  echo "ruff format --check ." >&2
+  .venv/bin/ruff format --check . || failed=1
   echo "eslint" >&2
   npx --no -- eslint || failed=1  # --no: the pinned one in node_modules, never a download
   if [ "$failed" -ne 0 ]; then

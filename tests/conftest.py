@@ -27,8 +27,10 @@ def postgres():
     """The session's PostgreSQL cluster; skips when PostgreSQL is not installed."""
     bindir = postgres_bindir()
     if bindir is None:
-        pytest.skip("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): "
-                    "install the Debian 'postgresql' package to run the PostgreSQL half of the suite")
+        pytest.skip(
+            "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): "
+            "install the Debian 'postgresql' package to run the PostgreSQL half of the suite"
+        )
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -78,7 +80,9 @@ def dispose(app) -> None:
 # so that each of its requests still reaches what it tests.
 RAISED_LIMITS = {
     "test_malformed_bodies_never_cause_a_5xx_nor_change_the_table": {
-        "RATELIMIT_NEW_TABLE": "1000/hour", "RATELIMIT_WRONG_SECRET": "1000/minute"},
+        "RATELIMIT_NEW_TABLE": "1000/hour",
+        "RATELIMIT_WRONG_SECRET": "1000/minute",
+    },
 }
 
 
@@ -141,8 +145,9 @@ class Table:
     def post(self, type: str, *, id: str | None = None, headers: dict | None = None, **params):
         """POST one event (a fresh client id unless given); returns the response."""
         body = {"id": id or self.new_id(), "type": type, **params}
-        return self.client.post(f"/api/tables/{self.code}/events", json=body,
-                                headers=self.auth if headers is None else headers)
+        return self.client.post(
+            f"/api/tables/{self.code}/events", json=body, headers=self.auth if headers is None else headers
+        )
 
     def event(self, type: str, **params) -> dict:
         """POST one event that must be accepted; returns the answer."""
@@ -151,8 +156,9 @@ class Table:
         return response.get_json()
 
     def undo(self, headers: dict | None = None, **body):
-        return self.client.post(f"/api/tables/{self.code}/undo", json=body,
-                                headers=self.auth if headers is None else headers)
+        return self.client.post(
+            f"/api/tables/{self.code}/undo", json=body, headers=self.auth if headers is None else headers
+        )
 
     def get(self) -> dict:
         response = self.client.get(f"/api/tables/{self.code}")

@@ -62,8 +62,17 @@ class PostgresCluster:
         self._run("initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "--no-sync")
         fsync = "on" if self.fsync else "off"
         server_options = f"-k {self.dir} -p {self.port} -c listen_addresses='' -c fsync={fsync}"
-        self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"), "-o", server_options,
-                  "-w", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            self.data,
+            "-l",
+            os.path.join(self.dir, "log"),
+            "-o",
+            server_options,
+            "-w",
+            "start",
+        )
         self.started = True
 
     def stop(self) -> None:

@@ -36,12 +36,24 @@ SHAPES = {
         "schedule": (),
         "set_title": (),
     },
-    "gjdlv": {"newborn": ("player",), "abortion": ("player",), "steal_newborn": ("player", "from"),
-              "close_round": (),
-              # A round played through (option ``mode: "tracker"``).
-              "deal": (), "birth": ("player",), "ovulate": ("player",), "fecundate": ("player",),
-              "surrogate": ("player", "from"), "hold": ("player",), "pass": ("player",), "ejaculate": (),
-              "abort": ("player",), "cancel": ("player",), "remove_embryo": ("player", "from")},
+    "gjdlv": {
+        "newborn": ("player",),
+        "abortion": ("player",),
+        "steal_newborn": ("player", "from"),
+        "close_round": (),
+        # A round played through (option ``mode: "tracker"``).
+        "deal": (),
+        "birth": ("player",),
+        "ovulate": ("player",),
+        "fecundate": ("player",),
+        "surrogate": ("player", "from"),
+        "hold": ("player",),
+        "pass": ("player",),
+        "ejaculate": (),
+        "abort": ("player",),
+        "cancel": ("player",),
+        "remove_embryo": ("player", "from"),
+    },
 }
 
 TABLES = {
@@ -132,12 +144,17 @@ def tracker_fields(choose, view: dict, event: dict) -> dict:
         return {"gf": choose(gfs or ["AH"])}
     valid = {
         "fecundate": lambda gm: play["gf"] is not None and _fecundates(play["gf"], gm),
-        "surrogate": lambda gm: (seats.get(event.get("from")) or {}).get("uterus") is not None
-        and _closer(seats[event["from"]]["uterus"], gm),
-        "abort": lambda gm: last is not None and (gm == last["gm"][:-1] + {"S": "C", "C": "S"}[last["gm"][-1]]
-                                                  or gm[:-1] == "J"),
-        "cancel": lambda gm: last is not None
-        and gm[:-1] == {"abortion": "K", "surrogacy": "Q"}.get(last["act"]),
+        "surrogate": lambda gm: (
+            (seats.get(event.get("from")) or {}).get("uterus") is not None
+            and _closer(seats[event["from"]]["uterus"], gm)
+        ),
+        "abort": lambda gm: (
+            last is not None
+            and (gm == last["gm"][:-1] + {"S": "C", "C": "S"}[last["gm"][-1]] or gm[:-1] == "J")
+        ),
+        "cancel": lambda gm: (
+            last is not None and gm[:-1] == {"abortion": "K", "surrogacy": "Q"}.get(last["act"])
+        ),
     }
     field = {"fecundate": "gm", "surrogate": "gm", "abort": "gm", "cancel": "card"}
     if kind in valid:
@@ -234,8 +251,22 @@ def play_through(state: dict) -> dict:
     while view["play"] is not None and not view["over"]:
         listed = [a for a in view["actions"] if a["type"] not in ("abort", "cancel")]
         kinds = [a["type"] for a in listed]
-        kind = next(k for k in ("close_round", "deal", "birth", "ovulate", "fecundate", "hold", "pass",
-                                "ejaculate", "remove_embryo", "steal_newborn") if k in kinds)
+        kind = next(
+            k
+            for k in (
+                "close_round",
+                "deal",
+                "birth",
+                "ovulate",
+                "fecundate",
+                "hold",
+                "pass",
+                "ejaculate",
+                "remove_embryo",
+                "steal_newborn",
+            )
+            if k in kinds
+        )
         action = listed[kinds.index(kind)]
         event = {**action, **tracker_fields(lambda items: items[0], view, action)}
         state = core.apply("gjdlv", state, event)
@@ -250,20 +281,34 @@ def test_a_finished_game_lists_nothing(key):
     game_id = GAME_OF.get(key, key)
     players, options = TABLES[key]
     state = core.setup(game_id, players, options)
-    finish = {
-        "morto": [{"type": "touched_early", "player": p} for p in ("p2", "p2", "p3", "p3", "p4", "p4", "p5")],
-        "existentiel": [
-            {"type": "roll", "player": "p1", "die": 1}, {"type": "refuse", "player": "p1"},
-            {"type": "roll", "player": "p1", "die": 1}, {"type": "refuse", "player": "p1"},
-            {"type": "roll", "player": "p1", "die": 1}, {"type": "refuse", "player": "p1"},
-            {"type": "roll", "player": "p1", "die": 1}, {"type": "refuse", "player": "p1"},
-            {"type": "roll", "player": "p2", "die": 1}, {"type": "refuse", "player": "p2"},
-            {"type": "roll", "player": "p2", "die": 1}, {"type": "refuse", "player": "p2"},
-            {"type": "roll", "player": "p2", "die": 1}, {"type": "refuse", "player": "p2"},
-            {"type": "roll", "player": "p2", "die": 1}, {"type": "refuse", "player": "p2"},
-        ],
-        "gjdlv": [{"type": "close_round"}] * 5,
-    }[game_id] if key != "gjdlv-tracker" else []
+    finish = (
+        {
+            "morto": [
+                {"type": "touched_early", "player": p} for p in ("p2", "p2", "p3", "p3", "p4", "p4", "p5")
+            ],
+            "existentiel": [
+                {"type": "roll", "player": "p1", "die": 1},
+                {"type": "refuse", "player": "p1"},
+                {"type": "roll", "player": "p1", "die": 1},
+                {"type": "refuse", "player": "p1"},
+                {"type": "roll", "player": "p1", "die": 1},
+                {"type": "refuse", "player": "p1"},
+                {"type": "roll", "player": "p1", "die": 1},
+                {"type": "refuse", "player": "p1"},
+                {"type": "roll", "player": "p2", "die": 1},
+                {"type": "refuse", "player": "p2"},
+                {"type": "roll", "player": "p2", "die": 1},
+                {"type": "refuse", "player": "p2"},
+                {"type": "roll", "player": "p2", "die": 1},
+                {"type": "refuse", "player": "p2"},
+                {"type": "roll", "player": "p2", "die": 1},
+                {"type": "refuse", "player": "p2"},
+            ],
+            "gjdlv": [{"type": "close_round"}] * 5,
+        }[game_id]
+        if key != "gjdlv-tracker"
+        else []
+    )
     if key == "gjdlv-tracker":  # each of the 5 rounds played through to its end, then closed
         for _ in range(5):
             state = play_through(state)
@@ -281,6 +326,16 @@ def test_a_finished_game_lists_nothing(key):
 
 def complete_plain(shape: dict) -> dict:
     """A shape with plausible fields, for a finished game, where everything is refused anyway."""
-    fields = {"die": 3, "cards": {}, "gf": "4H", "gm": "9C", "name": "Zoé", "birth_month": 1,
-              "success": True, "at": "2031-03-07T19:30", "adventure": 1, "title": "T"}
+    fields = {
+        "die": 3,
+        "cards": {},
+        "gf": "4H",
+        "gm": "9C",
+        "name": "Zoé",
+        "birth_month": 1,
+        "success": True,
+        "at": "2031-03-07T19:30",
+        "adventure": 1,
+        "title": "T",
+    }
     return {**fields, **shape}

@@ -70,8 +70,10 @@ def test_create_a_table(client):
 
 
 def test_every_table_gets_its_own_code_and_secret(client):
-    tables = [client.post("/api/tables", json={"game": "morto", "players": MORTO_NAMES}).get_json()
-              for _ in range(5)]
+    tables = [
+        client.post("/api/tables", json={"game": "morto", "players": MORTO_NAMES}).get_json()
+        for _ in range(5)
+    ]
     assert len({t["code"] for t in tables}) == 5
     assert len({t["secret"] for t in tables}) == 5
 
@@ -100,42 +102,59 @@ def test_create_an_unknown_game(client, game):
     refused(client.post("/api/tables", json={"players": MORTO_NAMES}), 422, "unknown_game")
 
 
-@pytest.mark.parametrize("players, code", [
-    ([], "player_count"),
-    (["Ada", "Bruno"], "player_count"),
-    ([f"P{i}" for i in range(21)], "player_count"),
-    ("Ada, Bruno, Chiara", "bad_players"),
-    (5, "bad_players"),
-    (None, "bad_players"),
-    ({"Ada": 1}, "bad_players"),
-    (["Ada", "ada ", "Bruno"], "duplicate_name"),
-    (["Ada", 3, "Bruno"], "bad_name"),
-    (["Ada", "", "Bruno"], "name_length"),
-    (["Ada", "x" * 41, "Bruno"], "name_length"),
-    ([{"name": "Ada"}, {"nom": "Bruno"}, "Chiara"], "bad_name"),
-])
+@pytest.mark.parametrize(
+    "players, code",
+    [
+        ([], "player_count"),
+        (["Ada", "Bruno"], "player_count"),
+        ([f"P{i}" for i in range(21)], "player_count"),
+        ("Ada, Bruno, Chiara", "bad_players"),
+        (5, "bad_players"),
+        (None, "bad_players"),
+        ({"Ada": 1}, "bad_players"),
+        (["Ada", "ada ", "Bruno"], "duplicate_name"),
+        (["Ada", 3, "Bruno"], "bad_name"),
+        (["Ada", "", "Bruno"], "name_length"),
+        (["Ada", "x" * 41, "Bruno"], "name_length"),
+        ([{"name": "Ada"}, {"nom": "Bruno"}, "Chiara"], "bad_name"),
+    ],
+)
 def test_create_with_bad_players(client, players, code):
     refused(client.post("/api/tables", json={"game": "morto", "players": players}), 422, code)
 
 
-@pytest.mark.parametrize("options, code", [
-    ({"lives": 0}, "bad_option"),
-    ({"lives": 10}, "bad_option"),
-    ({"lives": "3"}, "bad_option"),
-    ({"dealer": 5}, "bad_option"),
-    ({"dealer": -1}, "bad_option"),
-    ("lives=3", "bad_options"),
-    ([3], "bad_options"),
-    (7, "bad_options"),
-])
+@pytest.mark.parametrize(
+    "options, code",
+    [
+        ({"lives": 0}, "bad_option"),
+        ({"lives": 10}, "bad_option"),
+        ({"lives": "3"}, "bad_option"),
+        ({"dealer": 5}, "bad_option"),
+        ({"dealer": -1}, "bad_option"),
+        ("lives=3", "bad_options"),
+        ([3], "bad_options"),
+        (7, "bad_options"),
+    ],
+)
 def test_create_with_bad_options(client, options, code):
     body = {"game": "morto", "players": MORTO_NAMES, "options": options}
     refused(client.post("/api/tables", json=body), 422, code)
 
 
-@pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'"morto"', b"42", b"\xff\xfe{",
-                                 b"{'game': 'morto'}", b'{"game": "morto", "players": NaN}',
-                                 b'{"game": "morto"'], ids=lambda raw: repr(raw[:24]))
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"not json",
+        b"[1, 2]",
+        b'"morto"',
+        b"42",
+        b"\xff\xfe{",
+        b"{'game': 'morto'}",
+        b'{"game": "morto", "players": NaN}',
+        b'{"game": "morto"',
+    ],
+    ids=lambda raw: repr(raw[:24]),
+)
 def test_create_with_a_body_that_is_not_a_json_object(client, raw):
     # Nested past the limit (b"[" * 50000 included) is ``too_deep``: tests/test_bounds.py.
     refused(client.post("/api/tables", data=raw, content_type="application/json"), 400, "bad_json")
@@ -174,8 +193,11 @@ def test_an_unknown_table(client, make_table, code):
     error = refused(client.get(f"/api/tables/{code}"), 404, "unknown_table")
     assert "code" in error["params"]
     refused(client.get(f"/api/tables/{code}/history"), 404, "unknown_table")
-    refused(client.post(f"/api/tables/{code}/events", json={"id": "x", **touch("p2")}, headers=bearer("s")),
-            404, "unknown_table")
+    refused(
+        client.post(f"/api/tables/{code}/events", json={"id": "x", **touch("p2")}, headers=bearer("s")),
+        404,
+        "unknown_table",
+    )
     refused(client.post(f"/api/tables/{code}/undo", json={}, headers=bearer("s")), 404, "unknown_table")
     refused(client.get(f"/api/tables/{code}/stream"), 404, "unknown_table")
 
@@ -183,8 +205,14 @@ def test_an_unknown_table(client, make_table, code):
 def test_the_code_is_found_however_it_is_typed(client, make_table):
     table = make_table()
     code = table.code
-    typed = {code.lower(), display_code(code), display_code(code).lower(), f"{code[:2]}-{code[2:]}",
-             code.replace("0", "O").replace("1", "l"), code.lower().replace("1", "i")}
+    typed = {
+        code.lower(),
+        display_code(code),
+        display_code(code).lower(),
+        f"{code[:2]}-{code[2:]}",
+        code.replace("0", "O").replace("1", "l"),
+        code.lower().replace("1", "i"),
+    }
     for variant in typed:
         response = client.get(f"/api/tables/{variant}")
         assert response.status_code == 200, variant
@@ -212,9 +240,17 @@ def test_an_event_with_the_current_version_is_accepted(make_table):
     assert table.event("touched_early", player="p3", version=1)["version"] == 2
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": ""}, {"Authorization": "Bearer "},
-                                     {"Authorization": "Bearer    "}, {"Authorization": "Basic dXNlcjpwdw=="},
-                                     {"Authorization": "bearer"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": ""},
+        {"Authorization": "Bearer "},
+        {"Authorization": "Bearer    "},
+        {"Authorization": "Basic dXNlcjpwdw=="},
+        {"Authorization": "bearer"},
+    ],
+)
 def test_an_event_without_the_secret(make_table, headers):
     table = make_table()
     before = table.snapshot()
@@ -315,48 +351,57 @@ def test_a_rule_violation_is_refused_with_the_rules_code_and_changes_nothing(mak
 
 def test_a_rule_message_in_english_when_asked(make_table):
     table = make_table()
-    response = table.client.post(f"/api/tables/{table.code}/events", json={"id": "x", **touch("p1")},
-                                 headers={**table.auth, "Accept-Language": "en-GB,en;q=0.9"})
+    response = table.client.post(
+        f"/api/tables/{table.code}/events",
+        json={"id": "x", **touch("p1")},
+        headers={**table.auth, "Accept-Language": "en-GB,en;q=0.9"},
+    )
     assert response.status_code == 422
     error = response.get_json()["error"]
     assert error["message"] == error["messages"]["en"]
     assert error["message"] == text("morto.dealer_may_touch", error["params"], "en")
-    french = table.client.post(f"/api/tables/{table.code}/events", json={"id": "y", **touch("p1")},
-                               headers={**table.auth, "Accept-Language": "fr-FR,en;q=0.5"})
+    french = table.client.post(
+        f"/api/tables/{table.code}/events",
+        json={"id": "y", **touch("p1")},
+        headers={**table.auth, "Accept-Language": "fr-FR,en;q=0.5"},
+    )
     assert french.get_json()["error"]["message"] == error["messages"]["fr"]
     unknown = table.client.get("/api/tables/NOPE42", headers={"Accept-Language": "en"})
     assert unknown.get_json()["error"]["message"] == unknown.get_json()["error"]["messages"]["en"]
 
 
-@pytest.mark.parametrize("body", [
-    {"type": "touched_early", "player": "p2"},  # no id
-    {"id": 5, "type": "touched_early", "player": "p2"},
-    {"id": None, "type": "touched_early", "player": "p2"},
-    {"id": "", "type": "touched_early", "player": "p2"},
-    {"id": "x" * 65, "type": "touched_early", "player": "p2"},
-    {"id": ["a"], "type": "touched_early", "player": "p2"},
-    {"id": {"a": 1}, "type": "touched_early", "player": "p2"},
-    {"id": "nul\u0000", "type": "touched_early", "player": "p2"},
-    {"id": "a", "type": "touched_early", "player": "p2", "version": "0"},
-    {"id": "a", "type": "touched_early", "player": "p2", "version": True},
-    {"id": "a", "type": "touched_early", "player": "p2", "version": 0.0},
-    {"id": "a", "type": "touched_early", "player": "p2", "version": None},
-    {"id": "a", "type": "touched_early", "player": "p2", "version": [0]},
-    {"id": "a", "type": "touched_early", "player": 2},
-    {"id": "a", "type": "touched_early", "player": ["p2"]},
-    {"id": "a", "type": "touched_early", "player": {"id": "p2"}},
-    {"id": "a", "type": "touched_early"},
-    {"id": "a", "type": None},
-    {"id": "a", "type": ["touched_early"]},
-    {"id": "a", "type": {"touched_early": 1}},
-    {"id": "a"},
-    {"id": "a", "type": "spoke_to_dead", "living": 2, "dead": None},
-    {"id": "a", "type": "reveal", "cards": "p1=3"},
-    {"id": "a", "type": "reveal", "cards": None},
-    {"id": "a", "type": "reveal", "cards": {"p1": "3", "p2": 4, "p3": 5, "p4": 6, "p5": 7}},
-    {"id": "a", "type": "reveal", "cards": {"p1": [3], "p2": 4, "p3": 5, "p4": 6, "p5": 7}},
-    {"id": "a", "type": "reveal", "cards": {"p1": 1e400, "p2": 4, "p3": 5, "p4": 6, "p5": 7}},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "touched_early", "player": "p2"},  # no id
+        {"id": 5, "type": "touched_early", "player": "p2"},
+        {"id": None, "type": "touched_early", "player": "p2"},
+        {"id": "", "type": "touched_early", "player": "p2"},
+        {"id": "x" * 65, "type": "touched_early", "player": "p2"},
+        {"id": ["a"], "type": "touched_early", "player": "p2"},
+        {"id": {"a": 1}, "type": "touched_early", "player": "p2"},
+        {"id": "nul\u0000", "type": "touched_early", "player": "p2"},
+        {"id": "a", "type": "touched_early", "player": "p2", "version": "0"},
+        {"id": "a", "type": "touched_early", "player": "p2", "version": True},
+        {"id": "a", "type": "touched_early", "player": "p2", "version": 0.0},
+        {"id": "a", "type": "touched_early", "player": "p2", "version": None},
+        {"id": "a", "type": "touched_early", "player": "p2", "version": [0]},
+        {"id": "a", "type": "touched_early", "player": 2},
+        {"id": "a", "type": "touched_early", "player": ["p2"]},
+        {"id": "a", "type": "touched_early", "player": {"id": "p2"}},
+        {"id": "a", "type": "touched_early"},
+        {"id": "a", "type": None},
+        {"id": "a", "type": ["touched_early"]},
+        {"id": "a", "type": {"touched_early": 1}},
+        {"id": "a"},
+        {"id": "a", "type": "spoke_to_dead", "living": 2, "dead": None},
+        {"id": "a", "type": "reveal", "cards": "p1=3"},
+        {"id": "a", "type": "reveal", "cards": None},
+        {"id": "a", "type": "reveal", "cards": {"p1": "3", "p2": 4, "p3": 5, "p4": 6, "p5": 7}},
+        {"id": "a", "type": "reveal", "cards": {"p1": [3], "p2": 4, "p3": 5, "p4": 6, "p5": 7}},
+        {"id": "a", "type": "reveal", "cards": {"p1": 1e400, "p2": 4, "p3": 5, "p4": 6, "p5": 7}},
+    ],
+)
 def test_wrong_types_are_a_4xx_and_change_nothing(make_table, body):
     table = make_table()
     before = table.snapshot()
@@ -366,14 +411,23 @@ def test_wrong_types_are_a_4xx_and_change_nothing(make_table, body):
     assert table.snapshot() == before
 
 
-@pytest.mark.parametrize("raw", [b"nope", b"[]", b"null", b"{" * 40000,
-                                 b'{"id": "a", "type": "touched_early", "player": "p2", "x": Infinity}'],
-                         ids=lambda raw: repr(raw[:24]))
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"nope",
+        b"[]",
+        b"null",
+        b"{" * 40000,
+        b'{"id": "a", "type": "touched_early", "player": "p2", "x": Infinity}',
+    ],
+    ids=lambda raw: repr(raw[:24]),
+)
 def test_an_event_that_is_not_a_json_object(make_table, raw):
     table = make_table()
     before = table.snapshot()
-    response = table.client.post(f"/api/tables/{table.code}/events", data=raw, headers=table.auth,
-                                 content_type="application/json")
+    response = table.client.post(
+        f"/api/tables/{table.code}/events", data=raw, headers=table.auth, content_type="application/json"
+    )
     refused(response, 400, "bad_json")
     assert table.snapshot() == before
 
@@ -381,8 +435,11 @@ def test_an_event_that_is_not_a_json_object(make_table, raw):
 @pytest.mark.parametrize("game", sorted(core.GAME_MODULES))
 def test_rule_errors_of_every_game_have_both_languages(client, game):
     created = client.post("/api/tables", json={"game": game, "players": PLAYERS[game]}).get_json()
-    response = client.post(f"/api/tables/{created['code']}/events", json={"id": "a", "type": "no-such-event"},
-                           headers=bearer(created["secret"]))
+    response = client.post(
+        f"/api/tables/{created['code']}/events",
+        json={"id": "a", "type": "no-such-event"},
+        headers=bearer(created["secret"]),
+    )
     refused(response, 422, "unknown_event")
 
 
@@ -427,8 +484,11 @@ def test_undo_takes_back_the_latest_event_still_in_effect(make_table):
     assert table.get()["state"] == engine_view([touch("p2"), touch("p4")])
     assert table.undo().get_json()["state"] == engine_view([touch("p2")])
     events = table.history()["events"]
-    assert [(e["event"]["player"], e["undone"]) for e in events] == [("p2", False), ("p3", True),
-                                                                     ("p4", True)]
+    assert [(e["event"]["player"], e["undone"]) for e in events] == [
+        ("p2", False),
+        ("p3", True),
+        ("p4", True),
+    ]
 
 
 def test_undo_after_the_game_is_over(make_table):
@@ -449,8 +509,9 @@ def test_undo_with_a_bad_body(make_table, raw):
     table = make_table()
     table.event("touched_early", player="p2")
     before = table.snapshot()
-    response = table.client.post(f"/api/tables/{table.code}/undo", data=raw, headers=table.auth,
-                                 content_type="application/json")
+    response = table.client.post(
+        f"/api/tables/{table.code}/undo", data=raw, headers=table.auth, content_type="application/json"
+    )
     refused(response, 400, "bad_json")
     for version in ["1", True, 1.5, None]:
         response = table.undo(version=version)
@@ -463,8 +524,11 @@ def test_undo_with_a_bad_body(make_table, raw):
 
 def test_history_lists_every_event_in_order_with_undone_flags(make_table):
     table = make_table()
-    sent = [touch("p2"), touch("p3"),
-            {"type": "reveal", "cards": {"p1": 4, "p2": 9, "p3": 2, "p4": 7, "p5": 10}}]
+    sent = [
+        touch("p2"),
+        touch("p3"),
+        {"type": "reveal", "cards": {"p1": 4, "p2": 9, "p3": 2, "p4": 7, "p5": 10}},
+    ]
     for number, event in enumerate(sent, start=1):
         table.post(id=f"h{number}", **event)
     table.undo()
@@ -495,13 +559,17 @@ def test_the_swap_check_answers_per_player(make_table):
     turns = response.get_json()["turns"]
     state = core.replay("morto", MORTO_NAMES, {}, [])
     expected = morto.swap_options(state, {"p3": 9})
-    assert [(t["player"], t["code"], t["with"]) for t in turns] == [(e["player"], e["code"], e["with"])
-                                                                   for e in expected]
+    assert [(t["player"], t["code"], t["with"]) for t in turns] == [
+        (e["player"], e["code"], e["with"]) for e in expected
+    ]
     for turn in turns:
         assert turn["message"] == turn["messages"]["fr"] == text(turn["code"], turn, "fr")
         assert turn["messages"]["en"] == text(turn["code"], turn, "en")
-    english = table.client.post(f"/api/tables/{table.code}/checks/swap", json={"face_up": {"p3": 9}},
-                                headers={"Accept-Language": "en"}).get_json()["turns"]
+    english = table.client.post(
+        f"/api/tables/{table.code}/checks/swap",
+        json={"face_up": {"p3": 9}},
+        headers={"Accept-Language": "en"},
+    ).get_json()["turns"]
     assert [t["message"] for t in english] == [t["messages"]["en"] for t in turns]
     assert table.get()["version"] == 0
 
@@ -542,16 +610,24 @@ def test_the_qr_code_is_an_svg_of_the_table_view(make_table):
 # --- routing errors ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/api/nope", "/api/tables/ABCDEF/nope", "/api/",
-                                  "/api/tables/ABCDEF/events/1"])
+@pytest.mark.parametrize(
+    "path", ["/api/nope", "/api/tables/ABCDEF/nope", "/api/", "/api/tables/ABCDEF/events/1"]
+)
 def test_an_unknown_api_route_is_a_json_404(client, path):
     refused(client.get(path), 404, "not_found")
 
 
-@pytest.mark.parametrize("method, path", [
-    ("get", "/api/tables"), ("put", "/api/tables/{code}"), ("delete", "/api/tables/{code}"),
-    ("get", "/api/tables/{code}/events"), ("get", "/api/tables/{code}/undo"), ("post", "/api/tables/{code}"),
-])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/api/tables"),
+        ("put", "/api/tables/{code}"),
+        ("delete", "/api/tables/{code}"),
+        ("get", "/api/tables/{code}/events"),
+        ("get", "/api/tables/{code}/undo"),
+        ("post", "/api/tables/{code}"),
+    ],
+)
 def test_a_wrong_method_is_a_json_405(make_table, method, path):
     table = make_table()
     response = getattr(table.client, method)(path.format(code=table.code))
@@ -603,10 +679,19 @@ def junk_event(rng: random.Random) -> dict:
 
 
 RAW_BODIES = [
-    b"", b" ", b"{", b"}", b"\x00", b"\xc3\x28", b'{"id": "a", "id": 3}', b"1e99999", b"9" * 5000,
+    b"",
+    b" ",
+    b"{",
+    b"}",
+    b"\x00",
+    b"\xc3\x28",
+    b'{"id": "a", "id": 3}',
+    b"1e99999",
+    b"9" * 5000,
     b'{"version": ' + b"9" * 5000 + b"}",
     b'{"id": "a", "type": "touched_early", "player": "p2", "v": -Infinity}',
-    b"[" * 3000 + b"]" * 3000, b'{"a": ' * 3000 + b"1" + b"}" * 3000,
+    b"[" * 3000 + b"]" * 3000,
+    b'{"a": ' * 3000 + b"1" + b"}" * 3000,
 ]
 
 
@@ -623,12 +708,24 @@ def test_malformed_bodies_never_cause_a_5xx_nor_change_the_table(make_table):
         version = undo_body.get("version", 1) if isinstance(undo_body, dict) else None
         if type(version) is int and version == 1:  # no version, or the current one: a real undo
             undo_body["version"] = rng.choice([0, 2, "1", None])
-        requests.append(("post", f"{base}/undo", {"data": json.dumps(undo_body),
-                                                  "content_type": "application/json"}))
+        requests.append(
+            ("post", f"{base}/undo", {"data": json.dumps(undo_body), "content_type": "application/json"})
+        )
         face_up = rng.choice([junk(rng), {"face_up": junk(rng)}])
         requests.append(("post", f"{base}/checks/swap", {"json": face_up}))
-        requests.append(("post", "/api/tables", {"json": {"game": rng.choice(["morto", junk(rng)]),
-                                                          "players": junk(rng), "options": junk(rng)}}))
+        requests.append(
+            (
+                "post",
+                "/api/tables",
+                {
+                    "json": {
+                        "game": rng.choice(["morto", junk(rng)]),
+                        "players": junk(rng),
+                        "options": junk(rng),
+                    }
+                },
+            )
+        )
     for raw in RAW_BODIES:
         for path in (f"{base}/events", f"{base}/undo", f"{base}/checks/swap", "/api/tables"):
             if path.endswith("/undo") and not raw.strip():
@@ -688,7 +785,8 @@ def test_a_gjdlv_round_played_through_the_api(make_table):
     response = table.undo()
     assert response.status_code == 200
     assert response.get_json()["state"] == core.view(
-        "gjdlv", core.replay("gjdlv", PLAYERS["gjdlv"], options, played[:-1]))
+        "gjdlv", core.replay("gjdlv", PLAYERS["gjdlv"], options, played[:-1])
+    )
 
 
 def test_a_score_sheet_table_refuses_the_tracker_events(make_table):

@@ -72,8 +72,17 @@ def post_raw(table, path: str, raw: bytes, content_type: str | None = JSON_TYPE,
 
 # --- 1. numbers that are not finite ---------------------------------------------------------------
 
-NON_FINITE = ["1e999", "-1e999", "1E400", "-1E+400", "1e309", "123456789.0e999",
-              "NaN", "Infinity", "-Infinity"]
+NON_FINITE = [
+    "1e999",
+    "-1e999",
+    "1E400",
+    "-1E+400",
+    "1e309",
+    "123456789.0e999",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+]
 
 
 @pytest.mark.parametrize("number", NON_FINITE)
@@ -116,8 +125,13 @@ def test_a_refusal_never_echoes_a_value_that_is_not_finite(value):
 
 def nested(depth: int, inner: str = "1") -> bytes:
     """An event whose field ``cards`` holds ``depth - 1`` arrays: the whole body nests ``depth`` deep."""
-    return (b'{"id": "x", "type": "reveal", "cards": ' + b"[" * (depth - 1) + inner.encode()
-            + b"]" * (depth - 1) + b"}")
+    return (
+        b'{"id": "x", "type": "reveal", "cards": '
+        + b"[" * (depth - 1)
+        + inner.encode()
+        + b"]" * (depth - 1)
+        + b"}"
+    )
 
 
 @pytest.mark.parametrize("depth", [core.JSON_DEPTH_MAX + 1, 40, 900, 960, 970, 980, 1000, 2000, 30000])
@@ -125,16 +139,27 @@ def test_a_body_nested_too_deep_is_refused_before_anything_reads_it(make_table, 
     table = make_table()
     table.event("touched_early", player="p2")
     before = table.snapshot()
-    for path in (events_url(table), f"/api/tables/{table.code}/undo", f"/api/tables/{table.code}/checks/swap",
-                 "/api/tables"):
+    for path in (
+        events_url(table),
+        f"/api/tables/{table.code}/undo",
+        f"/api/tables/{table.code}/checks/swap",
+        "/api/tables",
+    ):
         error = refused(post_raw(table, path, nested(depth)), 400, "too_deep")
         assert error["params"] == {"max": core.JSON_DEPTH_MAX}
     unchanged(table, before)
 
 
-@pytest.mark.parametrize("raw", [b"[" * 50000, b'{"a": ' * 3000 + b"1" + b"}" * 3000,
-                                 b"[" * 3000 + b"]" * 3000, b'{"a": [{"b": ' * 9 + b"1" + b"}]}" * 9],
-                         ids=lambda raw: repr(raw[:12]))
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"[" * 50000,
+        b'{"a": ' * 3000 + b"1" + b"}" * 3000,
+        b"[" * 3000 + b"]" * 3000,
+        b'{"a": [{"b": ' * 9 + b"1" + b"}]}" * 9,
+    ],
+    ids=lambda raw: repr(raw[:12]),
+)
 def test_every_shape_of_deep_nesting_is_too_deep(make_table, raw):
     table = make_table()
     before = table.snapshot()
@@ -161,12 +186,15 @@ def test_the_depth_is_measured_without_recursion():
     assert core.json_refusal([[[[1]]]], depth_max=3) == ("too_deep", {"max": 3})
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"id": "x", "type": "add_player", "name": "A\\ud800", "birth_month": 3}',
-    b'{"id": "x", "type": "set_title", "adventure": 1, "title": "\\udfff"}',
-    b'{"id": "x", "type": "schedule", "at": "2031-03-07T19:30", "place": "caf\\udc00"}',
-    b'{"id": "x", "type": "roll", "player": "p1", "die": 3, "\\ud800": 1}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"id": "x", "type": "add_player", "name": "A\\ud800", "birth_month": 3}',
+        b'{"id": "x", "type": "set_title", "adventure": 1, "title": "\\udfff"}',
+        b'{"id": "x", "type": "schedule", "at": "2031-03-07T19:30", "place": "caf\\udc00"}',
+        b'{"id": "x", "type": "roll", "player": "p1", "die": 3, "\\ud800": 1}',
+    ],
+)
 def test_a_lone_surrogate_is_not_text(make_table, raw):
     table = make_table("existentiel", EXISTENTIEL_PLAYERS)
     table.event("schedule", at="2031-03-07T19:30")
@@ -182,18 +210,29 @@ def test_a_lone_surrogate_is_not_text(make_table, raw):
 # --- 3. the media type ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("content_type", [
-    None, "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
-    "multipart/form-data; boundary=x", "application/jsonx", "text/json",
-])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "text/plain",
+        "text/plain; charset=utf-8",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/jsonx",
+        "text/json",
+    ],
+)
 def test_a_body_that_is_not_declared_json_is_refused(make_table, content_type):
     table = make_table()
     before = table.snapshot()
     creation = json.dumps({"game": "morto", "players": MORTO_NAMES}).encode()
     event = json.dumps({"id": "x", "type": "touched_early", "player": "p2"}).encode()
-    for path, raw in (("/api/tables", creation), (events_url(table), event),
-                      (f"/api/tables/{table.code}/undo", b'{"version": 0}'),
-                      (f"/api/tables/{table.code}/checks/swap", b'{"face_up": {}}')):
+    for path, raw in (
+        ("/api/tables", creation),
+        (events_url(table), event),
+        (f"/api/tables/{table.code}/undo", b'{"version": 0}'),
+        (f"/api/tables/{table.code}/checks/swap", b'{"face_up": {}}'),
+    ):
         refused(post_raw(table, path, raw, content_type), 415, "unsupported_media_type")
     unchanged(table, before)
 
@@ -204,8 +243,9 @@ def test_json_with_or_without_a_charset_is_taken(make_table, content_type):
     raw = json.dumps({"id": "x", "type": "touched_early", "player": "p2"}).encode()
     response = post_raw(table, events_url(table), raw, content_type)
     assert response.status_code == 201, response.get_json()
-    created = post_raw(table, "/api/tables", json.dumps({"game": "morto", "players": MORTO_NAMES}).encode(),
-                       content_type)
+    created = post_raw(
+        table, "/api/tables", json.dumps({"game": "morto", "players": MORTO_NAMES}).encode(), content_type
+    )
     assert created.status_code == 201
 
 
@@ -238,11 +278,18 @@ def test_the_bearer_scheme_is_case_insensitive(make_table, scheme):
     assert undo.status_code == 200, undo.get_json()
 
 
-@pytest.mark.parametrize(("header", "status", "code"), [
-    ("", 401, "secret_required"), ("bearer", 401, "secret_required"), ("bearer   ", 401, "secret_required"),
-    ("Basic {secret}", 401, "secret_required"), ("Bearer{secret}", 401, "secret_required"),
-    ("bearer wrong", 403, "wrong_secret"), ("BEARER {secret}x", 403, "wrong_secret"),
-])
+@pytest.mark.parametrize(
+    ("header", "status", "code"),
+    [
+        ("", 401, "secret_required"),
+        ("bearer", 401, "secret_required"),
+        ("bearer   ", 401, "secret_required"),
+        ("Basic {secret}", 401, "secret_required"),
+        ("Bearer{secret}", 401, "secret_required"),
+        ("bearer wrong", 403, "wrong_secret"),
+        ("BEARER {secret}x", 403, "wrong_secret"),
+    ],
+)
 def test_a_missing_or_wrong_secret_is_still_refused(make_table, header, status, code):
     table = make_table()
     before = table.snapshot()
@@ -254,14 +301,22 @@ def test_a_missing_or_wrong_secret_is_still_refused(make_table, header, status, 
 # --- 5. bounds on what the engine reads ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("game", "players", "minimum", "maximum"), [
-    ("morto", [f"P{i}" for i in range(21)], 3, 20),
-    ("morto", ["Ada", "Bruno"], 3, 20),
-    ("gjdlv", [f"P{i}" for i in range(7)], 2, 6),
-    ("gjdlv", ["Ada"], 2, 6),
-    ("existentiel", [{"name": f"P{i}", "birth_month": 1} for i in range(existentiel.MAX_PLAYERS + 1)], 1, 30),
-    ("existentiel", [{"name": f"P{i}", "birth_month": 1} for i in range(1500)], 1, 30),
-])
+@pytest.mark.parametrize(
+    ("game", "players", "minimum", "maximum"),
+    [
+        ("morto", [f"P{i}" for i in range(21)], 3, 20),
+        ("morto", ["Ada", "Bruno"], 3, 20),
+        ("gjdlv", [f"P{i}" for i in range(7)], 2, 6),
+        ("gjdlv", ["Ada"], 2, 6),
+        (
+            "existentiel",
+            [{"name": f"P{i}", "birth_month": 1} for i in range(existentiel.MAX_PLAYERS + 1)],
+            1,
+            30,
+        ),
+        ("existentiel", [{"name": f"P{i}", "birth_month": 1} for i in range(1500)], 1, 30),
+    ],
+)
 def test_every_game_bounds_its_players_at_setup(client, game, players, minimum, maximum):
     body = {"game": game, "players": players}
     error = refused(client.post("/api/tables", json=body), 422, "player_count")
@@ -293,12 +348,23 @@ def test_the_offline_engine_refuses_a_newcomer_at_a_full_table_too():
     assert (caught.value.code, caught.value.params) == ("existentiel.table_full", {"max": 30})
 
 
-@pytest.mark.parametrize("at", [
-    "9999-12-31T23:59", "1999-12-31T23:59", "2101-01-01T00:00", "0001-01-01T00:00",
-    "\u0662\u0660\u0662\u0667-01-01T10:00",  # Arabic-Indic digits
-    "\uff12\uff10\uff12\uff17-01-01T10:00",  # full-width digits
-    "2027-01-01T10:00:61", "2027-01-01T10:00\n", "2027-01-01t10:00", "2027-01-01T10:00Z", "x" * 5000, 2027,
-])
+@pytest.mark.parametrize(
+    "at",
+    [
+        "9999-12-31T23:59",
+        "1999-12-31T23:59",
+        "2101-01-01T00:00",
+        "0001-01-01T00:00",
+        "\u0662\u0660\u0662\u0667-01-01T10:00",  # Arabic-Indic digits
+        "\uff12\uff10\uff12\uff17-01-01T10:00",  # full-width digits
+        "2027-01-01T10:00:61",
+        "2027-01-01T10:00\n",
+        "2027-01-01t10:00",
+        "2027-01-01T10:00Z",
+        "x" * 5000,
+        2027,
+    ],
+)
 def test_a_rendezvous_outside_ascii_iso_and_2000_2100_is_refused(make_table, at):
     table = make_table("existentiel", EXISTENTIEL_PLAYERS)
     table.event("schedule", at="2031-03-07T19:30", place="Le café")
@@ -309,10 +375,15 @@ def test_a_rendezvous_outside_ascii_iso_and_2000_2100_is_refused(make_table, at)
     assert table.client.get(f"/api/tables/{table.code}/rendezvous.ics").status_code == 200
 
 
-@pytest.mark.parametrize(("at", "stored"), [
-    ("2000-01-01T00:00", "2000-01-01T00:00"), ("2100-12-31T23:59", "2100-12-31T23:59"),
-    ("2031-03-07T19:30:00", "2031-03-07T19:30"), ("2031-03-07T19:30:59", "2031-03-07T19:30"),
-])
+@pytest.mark.parametrize(
+    ("at", "stored"),
+    [
+        ("2000-01-01T00:00", "2000-01-01T00:00"),
+        ("2100-12-31T23:59", "2100-12-31T23:59"),
+        ("2031-03-07T19:30:00", "2031-03-07T19:30"),
+        ("2031-03-07T19:30:59", "2031-03-07T19:30"),
+    ],
+)
 def test_a_rendezvous_in_range_is_kept_to_the_minute(make_table, at, stored):
     table = make_table("existentiel", EXISTENTIEL_PLAYERS)
     answer = table.event("schedule", at=at)
@@ -334,10 +405,19 @@ def _store_state(app, code: str, change) -> None:
         db.session.commit()
 
 
-@pytest.mark.parametrize("rendezvous", [
-    {"at": "9999-12-31T23:59", "place": None}, {"at": "\u0662\u0660\u0662\u0667-01-01T10:00", "place": None},
-    {"at": None}, {"at": 5, "place": 7}, {"place": "Le café"}, "2031-03-07T19:30", [1, 2], 3,
-])
+@pytest.mark.parametrize(
+    "rendezvous",
+    [
+        {"at": "9999-12-31T23:59", "place": None},
+        {"at": "\u0662\u0660\u0662\u0667-01-01T10:00", "place": None},
+        {"at": None},
+        {"at": 5, "place": 7},
+        {"place": "Le café"},
+        "2031-03-07T19:30",
+        [1, 2],
+        3,
+    ],
+)
 def test_the_calendar_never_fails_on_whatever_is_stored(app, make_table, rendezvous):
     table = make_table("existentiel", EXISTENTIEL_PLAYERS)
 
@@ -367,16 +447,25 @@ def test_the_calendar_replaces_text_that_utf8_cannot_encode(app, make_table):
 TITLE_REFUSED = ("existentiel.bad_title", {"adventure": 1, "max": 80})
 
 
-@pytest.mark.parametrize(("event", "code", "params"), [
-    ({"type": "set_title", "adventure": 1, "title": "x" * 81}, *TITLE_REFUSED),
-    ({"type": "set_title", "adventure": 1, "title": "x" * 60000}, *TITLE_REFUSED),
-    ({"type": "set_title", "adventure": 1, "title": "   "}, *TITLE_REFUSED),
-    ({"type": "schedule", "at": "2031-03-07T19:30", "place": "x" * 121}, "existentiel.bad_place",
-     {"max": 120}),
-    ({"type": "add_player", "name": "x" * 41, "birth_month": 1}, "name_length",
-     {"name": "x" * 40, "max": 40}),
-    ({"type": "add_player", "name": "", "birth_month": 1}, "name_length", {"name": "", "max": 40}),
-])
+@pytest.mark.parametrize(
+    ("event", "code", "params"),
+    [
+        ({"type": "set_title", "adventure": 1, "title": "x" * 81}, *TITLE_REFUSED),
+        ({"type": "set_title", "adventure": 1, "title": "x" * 60000}, *TITLE_REFUSED),
+        ({"type": "set_title", "adventure": 1, "title": "   "}, *TITLE_REFUSED),
+        (
+            {"type": "schedule", "at": "2031-03-07T19:30", "place": "x" * 121},
+            "existentiel.bad_place",
+            {"max": 120},
+        ),
+        (
+            {"type": "add_player", "name": "x" * 41, "birth_month": 1},
+            "name_length",
+            {"name": "x" * 40, "max": 40},
+        ),
+        ({"type": "add_player", "name": "", "birth_month": 1}, "name_length", {"name": "", "max": 40}),
+    ],
+)
 def test_every_string_an_event_carries_is_bounded(make_table, event, code, params):
     table = make_table("existentiel", EXISTENTIEL_PLAYERS)
     before = table.snapshot()
@@ -385,12 +474,15 @@ def test_every_string_an_event_carries_is_bounded(make_table, event, code, param
     unchanged(table, before)
 
 
-@pytest.mark.parametrize(("players", "options", "code"), [
-    (EXISTENTIEL_PLAYERS, {"titles": ["x" * 81] * 29}, "existentiel.bad_title"),
-    (EXISTENTIEL_PLAYERS, {"titles": ["T"] * 30}, "existentiel.bad_titles"),
-    (EXISTENTIEL_PLAYERS, {"titles": ["T"] * 5000}, "existentiel.bad_titles"),
-    ([{"name": "x" * 41, "birth_month": 1}], {}, "name_length"),
-])
+@pytest.mark.parametrize(
+    ("players", "options", "code"),
+    [
+        (EXISTENTIEL_PLAYERS, {"titles": ["x" * 81] * 29}, "existentiel.bad_title"),
+        (EXISTENTIEL_PLAYERS, {"titles": ["T"] * 30}, "existentiel.bad_titles"),
+        (EXISTENTIEL_PLAYERS, {"titles": ["T"] * 5000}, "existentiel.bad_titles"),
+        ([{"name": "x" * 41, "birth_month": 1}], {}, "name_length"),
+    ],
+)
 def test_every_string_and_list_a_table_is_created_with_is_bounded(client, players, options, code):
     body = {"game": "existentiel", "players": players, "options": options}
     refused(client.post("/api/tables", json=body), 422, code)
@@ -445,11 +537,19 @@ def test_every_listed_action_carries_only_declared_fields(game_id):
 UNKNOWN_FIELD_CASES = [
     ("morto", {"type": "touched_early", "player": "p2", "note": "x"}, "note", ["player"]),
     ("morto", {"type": "reveal", "cards": {}, "player": "p2"}, "player", ["cards"]),
-    ("existentiel", {"type": "roll", "player": "p1", "die": 3, "success": True}, "success",
-     ["player", "die"]),
+    (
+        "existentiel",
+        {"type": "roll", "player": "p1", "die": 3, "success": True},
+        "success",
+        ["player", "die"],
+    ),
     ("existentiel", {"type": "accept", "player": "p1", "die": 3}, "die", ["player"]),
-    ("existentiel", {"type": "schedule", "at": "2031-03-07T19:30", "where": "Le café"}, "where",
-     ["at", "place"]),
+    (
+        "existentiel",
+        {"type": "schedule", "at": "2031-03-07T19:30", "where": "Le café"},
+        "where",
+        ["at", "place"],
+    ),
     ("gjdlv", {"type": "close_round", "round": 2}, "round", []),
     ("gjdlv", {"type": "abortion", "player": "p1", "x" * 500: 1}, "x" * 40, ["player"]),
 ]
@@ -466,8 +566,11 @@ def test_an_unknown_field_is_refused(make_table, game_id, event, field, allowed)
 
 def test_an_unknown_field_is_worded_in_english_too(make_table):
     table = make_table()
-    response = table.client.post(events_url(table), json={"id": "x", **UNKNOWN_FIELD_CASES[0][1]},
-                                 headers={**bearer(table.secret), "Accept-Language": "en"})
+    response = table.client.post(
+        events_url(table),
+        json={"id": "x", **UNKNOWN_FIELD_CASES[0][1]},
+        headers={**bearer(table.secret), "Accept-Language": "en"},
+    )
     error = response.get_json()["error"]
     assert error["message"] == "Unknown field “note” for the action “touched_early”."
 
@@ -505,11 +608,14 @@ def test_unknown_fields_are_refused_by_the_engine_itself():
 # --- unknown options ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("game", "options", "field"), [
-    ("morto", {"lives": 3, "live": 4}, "live"),
-    ("existentiel", {"title": ["A"] * 29}, "title"),
-    ("gjdlv", {"rules": "simples", "modes": "tracker"}, "modes"),
-])
+@pytest.mark.parametrize(
+    ("game", "options", "field"),
+    [
+        ("morto", {"lives": 3, "live": 4}, "live"),
+        ("existentiel", {"title": ["A"] * 29}, "title"),
+        ("gjdlv", {"rules": "simples", "modes": "tracker"}, "modes"),
+    ],
+)
 def test_an_option_the_game_does_not_have_is_refused_not_ignored(client, game, options, field):
     body = {"game": game, "players": PLAYERS[game], "options": options}
     error = refused(client.post("/api/tables", json=body), 422, "bad_option")

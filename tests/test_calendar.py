@@ -14,7 +14,7 @@ from companion.calendar import escape_text, fold
 
 PLAYERS = [
     {"name": "Ada", "birth_month": 3},
-    {"name": "Bruno; le \"grand\", l'ami\\", "birth_month": 11},
+    {"name": 'Bruno; le "grand", l\'ami\\', "birth_month": 11},
     {"name": "Chloé", "birth_month": 12},
 ]
 
@@ -67,7 +67,7 @@ def parse(raw: bytes) -> tuple[list[str], dict[str, str]]:
     assert lines[0] == "BEGIN:VCALENDAR" and lines[-1] == "END:VCALENDAR"
     begin, end = lines.index("BEGIN:VEVENT"), lines.index("END:VEVENT")
     event: dict[str, str] = {}
-    for line in lines[begin + 1:end]:
+    for line in lines[begin + 1 : end]:
         name, _, value = line.partition(":")
         assert re.fullmatch(r"[A-Z-]+", name), line  # no parameters are used
         assert name not in event, f"{name} twice"
@@ -131,7 +131,7 @@ def test_rendezvous_as_a_calendar_event(client, table):
 
     description = unescape(event["DESCRIPTION"])
     assert "- Ada : n° 8 — Dormir dehors, une nuit; seul\\e" in description.split("\n")
-    assert "- Bruno; le \"grand\", l'ami\\ : n° 17 — Aventure 17" in description.split("\n")
+    assert '- Bruno; le "grand", l\'ami\\ : n° 17 — Aventure 17' in description.split("\n")
     assert "- Chloé : n° 13 — Aventure 13" in description.split("\n")
     assert f"/t/{table.code}" in description
     # The long, accented description was folded, and unfolding gave it back whole.
@@ -172,7 +172,7 @@ def test_description_names_who_is_out(client, table):
     table.event("schedule", at="2031-03-07T19:30")
     description = unescape(parse(ics(client, table.code).data)[1]["DESCRIPTION"]).split("\n")
     assert "- Ada : aventure proposée, pas encore acceptée (n° 8 — Aventure 8)" in description
-    assert "- Bruno; le \"grand\", l'ami\\ : éliminé·e" in description
+    assert '- Bruno; le "grand", l\'ami\\ : éliminé·e' in description
     assert "- Chloé : n° 17 — Aventure 17" in description
 
 

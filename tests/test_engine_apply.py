@@ -166,8 +166,9 @@ def plain_check_reveal(state: dict, cards) -> dict:
         raise core.IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
     missing = [p for p in holders if p["id"] not in cards]
     if missing:
-        raise core.IllegalEvent("morto.missing_cards", players=[p["id"] for p in missing],
-                                names=_names(missing))
+        raise core.IllegalEvent(
+            "morto.missing_cards", players=[p["id"] for p in missing], names=_names(missing)
+        )
     for rank in RANKS:
         count = sum(1 for r in cards.values() if r == rank)
         if count > COPIES_PER_RANK:
@@ -203,12 +204,16 @@ def test_morto_reveal_check_says_what_the_plain_one_said(data):
     from engine import morto
 
     holders = [p["id"] for p in morto.play_order(state)]
-    cards = data.draw(st.one_of(
-        st.dictionaries(MORTO_IDS, MORTO_RANKS, max_size=14),
-        st.builds(lambda ranks: dict(zip(holders, ranks, strict=False)),
-                  st.lists(st.integers(1, 10), min_size=len(holders), max_size=len(holders))),
-        st.just([]),
-    ))
+    cards = data.draw(
+        st.one_of(
+            st.dictionaries(MORTO_IDS, MORTO_RANKS, max_size=14),
+            st.builds(
+                lambda ranks: dict(zip(holders, ranks, strict=False)),
+                st.lists(st.integers(1, 10), min_size=len(holders), max_size=len(holders)),
+            ),
+            st.just([]),
+        )
+    )
     assert outcome_of(morto.check_reveal, state, cards) == outcome_of(plain_check_reveal, state, cards)
 
 

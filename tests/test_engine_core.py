@@ -43,8 +43,9 @@ def test_a_refusal_shows_its_code_and_params_in_tracebacks():
 # --- the registry, setup and apply ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("game_id", "echoed"),
-                         [("chess", "chess"), (5, 5), (None, None), ("x" * 60, "x" * 40)])
+@pytest.mark.parametrize(
+    ("game_id", "echoed"), [("chess", "chess"), (5, 5), (None, None), ("x" * 60, "x" * 40)]
+)
 def test_an_unknown_game_is_named_with_the_games_there_are(game_id, echoed):
     error = refused(core.game, game_id)
     assert error.code == "unknown_game"
@@ -83,8 +84,12 @@ def test_the_existentiel_module_refuses_options_that_are_not_an_object():
 def test_an_unknown_event_type_is_named_with_the_types_there_are(game_id):
     state = core.setup(game_id, PLAYERS[game_id], {})
     events = sorted(core.game(game_id).EVENTS)
-    for event, echoed in [({"type": "knock"}, "knock"), ({"player": "p1"}, None), ({"type": 3}, 3),
-                          ({"type": ["roll"]}, "['roll']")]:
+    for event, echoed in [
+        ({"type": "knock"}, "knock"),
+        ({"player": "p1"}, None),
+        ({"type": 3}, 3),
+        ({"type": ["roll"]}, "['roll']"),
+    ]:
         error = refused(core.apply, game_id, state, event)
         assert error.code == "unknown_event"
         assert error.params == {"type": echoed, "events": events}
@@ -188,8 +193,9 @@ def test_an_unknown_player_is_quoted_with_the_field_that_named_them():
     assert error.params == {"player": "None", "field": "player"}
 
 
-@pytest.mark.parametrize(("die", "echoed"),
-                         [(0, 0), (7, 7), (True, True), ("3", "3"), (2.5, 2.5), (None, None)])
+@pytest.mark.parametrize(
+    ("die", "echoed"), [(0, 0), (7, 7), (True, True), ("3", "3"), (2.5, 2.5), (None, None)]
+)
 def test_a_number_out_of_range_is_quoted_with_its_bounds(die, echoed):
     state = core.setup("existentiel", PLAYERS["existentiel"], {})
     error = refused(core.apply, "existentiel", state, {"type": "roll", "player": "p1", "die": die})
@@ -216,23 +222,39 @@ def test_an_integer_option_is_quoted_with_its_bounds():
 def test_a_choice_option_is_quoted_with_its_choices():
     error = refused(core.setup, "gjdlv", PLAYERS["gjdlv"], {"rules": "longues"})
     assert (error.code, error.params) == (
-        "bad_option", {"field": "rules", "value": "longues", "choices": ["simples", "abondantes"]})
+        "bad_option",
+        {"field": "rules", "value": "longues", "choices": ["simples", "abondantes"]},
+    )
 
 
 @pytest.mark.parametrize(("success", "echoed"), [(1, 1), ("yes", "yes"), (None, None)])
 def test_a_boolean_is_quoted(success, echoed):
     events = [{"type": "roll", "player": "p1", "die": 2}, {"type": "accept", "player": "p1"}]
     state = core.replay("existentiel", PLAYERS["existentiel"], {}, events)
-    error = refused(core.apply, "existentiel", state,
-                    {"type": "validate", "player": "p1", "success": success})
+    error = refused(
+        core.apply, "existentiel", state, {"type": "validate", "player": "p1", "success": success}
+    )
     assert (error.code, error.params) == ("bad_boolean", {"field": "success", "value": echoed})
 
 
 @pytest.mark.parametrize(
     ("value", "echoed"),
-    [(None, None), (True, True), (False, False), (0, 0), (-(2**70), -(2**70)), (2.5, 2.5), (-0.0, -0.0),
-     (float("nan"), "nan"), (float("inf"), "inf"), (float("-inf"), "-inf"), ("é" * 41, "é" * 40),
-     ("", ""), ([1, 2], "[1, 2]"), ({"a": 1}, "{'a': 1}")],
+    [
+        (None, None),
+        (True, True),
+        (False, False),
+        (0, 0),
+        (-(2**70), -(2**70)),
+        (2.5, 2.5),
+        (-0.0, -0.0),
+        (float("nan"), "nan"),
+        (float("inf"), "inf"),
+        (float("-inf"), "-inf"),
+        ("é" * 41, "é" * 40),
+        ("", ""),
+        ([1, 2], "[1, 2]"),
+        ({"a": 1}, "{'a': 1}"),
+    ],
 )
 def test_a_value_echoed_in_a_refusal_is_short_json(value, echoed):
     short = core.short(value)
@@ -246,7 +268,8 @@ def test_a_value_echoed_in_a_refusal_is_short_json(value, echoed):
 def test_text_picks_the_language_and_falls_back_to_french():
     params = {"name": "Ada"}
     assert text("morto.dead_cannot_touch", params) == (
-        "Ada est mort·e : les mort·es ne reçoivent pas de carte.")
+        "Ada est mort·e : les mort·es ne reçoivent pas de carte."
+    )
     assert text("morto.dead_cannot_touch", params, "fr") == text("morto.dead_cannot_touch", params)
     assert text("morto.dead_cannot_touch", params, "en") == "Ada is dead: the dead are dealt no card."
     assert text("morto.dead_cannot_touch", params, "de") == text("morto.dead_cannot_touch", params, "fr")
@@ -268,7 +291,8 @@ def test_the_catalogue_holds_the_common_codes_and_every_game_s(fresh, monkeypatc
     catalogue = messages.catalogue()
     assert catalogue is messages.catalogue()  # built once
     assert len(catalogue) == len(messages.COMMON) + len(morto.MESSAGES) + len(existentiel.MESSAGES) + len(
-        gjdlv.MESSAGES)
+        gjdlv.MESSAGES
+    )
     for table in (messages.COMMON, morto.MESSAGES, existentiel.MESSAGES, gjdlv.MESSAGES):
         for code, pair in table.items():
             assert catalogue[code] == pair
@@ -279,13 +303,16 @@ def test_a_refusal_as_every_client_reads_it():
     assert refusal("morto.dealer_may_speak", params, "en") == {
         "code": "morto.dealer_may_speak",
         "message": "The dealer may speak to the dead.",
-        "messages": {"fr": "Le·a dealer a le droit de parler aux mort·es.",
-                     "en": "The dealer may speak to the dead."},
+        "messages": {
+            "fr": "Le·a dealer a le droit de parler aux mort·es.",
+            "en": "The dealer may speak to the dead.",
+        },
         "params": params,
         "rule": "/rules/morto#dead",  # where the app's short rules explain it (engine.rulebook)
     }
     assert refusal("morto.dead_cannot_touch", params)["message"] == (
-        "Bruno est mort·e : les mort·es ne reçoivent pas de carte.")
+        "Bruno est mort·e : les mort·es ne reçoivent pas de carte."
+    )
     assert "rule" not in refusal("unknown_player", {"player": "p9", "field": "player"})  # no game's rule
 
 
@@ -299,8 +326,10 @@ def test_a_check_answer_is_worded_at_every_depth():
     }
     worded_answer = worded(answer, "en")
     assert worded_answer["message"] == "May keep or swap with Chiara."
-    assert worded_answer["messages"] == {"fr": "Peut garder ou échanger avec Chiara.",
-                                         "en": "May keep or swap with Chiara."}
+    assert worded_answer["messages"] == {
+        "fr": "Peut garder ou échanger avec Chiara.",
+        "en": "May keep or swap with Chiara.",
+    }
     turn, odd, *rest = worded_answer["turns"]
     assert turn["message"] == "Cavallo next: may keep or swap with Dario, past the Cavalli."
     assert turn["messages"]["fr"] == "Cavallo à côté : peut garder ou échanger avec Dario, après les Cavalli."
@@ -308,7 +337,8 @@ def test_a_check_answer_is_worded_at_every_depth():
     assert rest == ["text", 3]
     assert worded_answer["refusal"] is None
     assert {k: worded_answer[k] for k in answer if k != "turns"} == {
-        k: v for k, v in answer.items() if k != "turns"}
+        k: v for k, v in answer.items() if k != "turns"
+    }
     assert answer["turns"][0] == {"code": "morto.swap.past_cavalli", "target_name": "Dario"}  # not changed
     assert worded([answer], "fr")[0]["message"] == "Peut garder ou échanger avec Chiara."
     assert worded(answer)["message"] == "Peut garder ou échanger avec Chiara."
@@ -325,12 +355,21 @@ def test_a_code_s_params_win_over_the_answer_s_own_fields():
 
 def test_an_unknown_field_is_named_with_its_action_and_the_fields_allowed():
     state = core.setup("morto", PLAYERS["morto"], {})
-    event = {"type": "spoke_to_dead", "id": "c1", "version": 4, "living": "p1", "dead": "p2", "note": "hi",
-             "z" * 50: 1}
+    event = {
+        "type": "spoke_to_dead",
+        "id": "c1",
+        "version": 4,
+        "living": "p1",
+        "dead": "p2",
+        "note": "hi",
+        "z" * 50: 1,
+    }
     error = refused(core.apply, "morto", state, event)
     assert isinstance(error, InvalidEvent)
     assert (error.code, error.params) == (
-        "unknown_field", {"field": "note", "type": "spoke_to_dead", "allowed": ["living", "dead"]})
+        "unknown_field",
+        {"field": "note", "type": "spoke_to_dead", "allowed": ["living", "dead"]},
+    )
     assert text(error.code, error.params, "fr") == "Champ « note » inconnu pour l'action « spoke_to_dead »."
     assert text(error.code, error.params, "en") == "Unknown field “note” for the action “spoke_to_dead”."
     error = refused(core.apply, "morto", state, {"type": "touched_early", "player": "p2", "z" * 50: 1})
@@ -338,7 +377,8 @@ def test_an_unknown_field_is_named_with_its_action_and_the_fields_allowed():
     error = refused(core.apply, "morto", state, {"type": "reveal", "cards": [], "player": "p1"})
     assert error.params == {"field": "player", "type": "reveal", "allowed": ["cards"]}
     assert refusal(error.code, error.params, "en")["message"] == (
-        "Unknown field “player” for the action “reveal”.")
+        "Unknown field “player” for the action “reveal”."
+    )
 
 
 def test_apply_in_place_refuses_an_unknown_field_unless_told_not_to_check_fields():
@@ -347,7 +387,9 @@ def test_apply_in_place_refuses_an_unknown_field_unless_told_not_to_check_fields
     event = {"type": "touched_early", "player": "p2", "comment": "late"}
     error = refused(core.apply_in_place, module, state, event)
     assert (error.code, error.params) == (
-        "unknown_field", {"field": "comment", "type": "touched_early", "allowed": ["player"]})
+        "unknown_field",
+        {"field": "comment", "type": "touched_early", "allowed": ["player"]},
+    )
     assert [p["lives"] for p in state["players"]] == [3, 3, 3]  # refused before the handler ran
     assert core.apply_in_place(module, state, event, known_fields=False) is None
     assert [p["lives"] for p in state["players"]] == [3, 2, 3]
@@ -356,9 +398,11 @@ def test_apply_in_place_refuses_an_unknown_field_unless_told_not_to_check_fields
 
 
 def test_replay_and_undo_take_a_log_with_fields_no_longer_declared():
-    events = [{"type": "touched_early", "player": "p2", "comment": "late"},
-              {"type": "touched_early", "player": "p3", "by": "Ada"},
-              {"type": "touched_early", "player": "p3", "by": "Ada"}]
+    events = [
+        {"type": "touched_early", "player": "p2", "comment": "late"},
+        {"type": "touched_early", "player": "p3", "by": "Ada"},
+        {"type": "touched_early", "player": "p3", "by": "Ada"},
+    ]
     state = core.replay("morto", PLAYERS["morto"], {}, events)
     assert [p["lives"] for p in state["players"]] == [3, 2, 1]
     plain = [{"type": e["type"], "player": e["player"]} for e in events]
@@ -386,7 +430,8 @@ def test_json_depth_counts_the_top_level_as_one(wrap):
     assert core.json_refusal(nested(1000, wrap=wrap)) == ("too_deep", {"max": 16})  # no recursion
     assert text("too_deep", {"max": 16}, "en") == "The request's JSON is nested too deep (at most 16 levels)."
     assert text("too_deep", {"max": 16}, "fr") == (
-        "Le JSON de la requête est trop imbriqué (au plus 16 niveaux).")
+        "Le JSON de la requête est trop imbriqué (au plus 16 niveaux)."
+    )
 
 
 def test_json_depth_mixes_arrays_and_objects_and_looks_past_scalars_and_strings():
@@ -403,10 +448,21 @@ def test_json_depth_mixes_arrays_and_objects_and_looks_past_scalars_and_strings(
         assert core.json_refusal(scalar, 0) == (("too_deep", {"max": 0}) if scalar in ([], {}) else None)
 
 
-@pytest.mark.parametrize("value", [
-    "\ud800", "a\udfffb", ["\udc00"], {"\ud800": 1}, {"k": "x\ud83d"}, [{"a": ["ok", "\ud800"]}],
-    ["\ud800", "ok"], ["\ud800", 7], [{"\udfff": None}, "fine", 3], {"\ud800": "ok", "b": [1, 2]},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "\ud800",
+        "a\udfffb",
+        ["\udc00"],
+        {"\ud800": 1},
+        {"k": "x\ud83d"},
+        [{"a": ["ok", "\ud800"]}],
+        ["\ud800", "ok"],
+        ["\ud800", 7],
+        [{"\udfff": None}, "fine", 3],
+        {"\ud800": "ok", "b": [1, 2]},
+    ],
+)
 def test_a_lone_surrogate_in_a_key_or_a_value_is_bad_json(value):
     assert core.json_refusal(value) == ("bad_json", {})
 
@@ -422,27 +478,38 @@ def test_text_with_surrogate_pairs_and_shallow_values_is_taken_in():
 
 
 def test_the_summary_of_a_running_table_names_its_moment():
-    morto = core.replay("morto", ["Ada", "Bruno", "Chiara"], {"dealer": 1},
-                        [{"type": "touched_early", "player": "p3"}] * 3)
+    morto = core.replay(
+        "morto", ["Ada", "Bruno", "Chiara"], {"dealer": 1}, [{"type": "touched_early", "player": "p3"}] * 3
+    )
     assert core.view("morto", morto)["summary"] == {
-        "code": "morto.summary", "params": {"round": 1, "dealer": "Bruno", "alive": 2}}
+        "code": "morto.summary",
+        "params": {"round": 1, "dealer": "Bruno", "alive": 2},
+    }
 
     players = [{"name": "Ada", "birth_month": 3}, {"name": "Bruno", "birth_month": 5}]
     existentiel = core.setup("existentiel", players, {})
     assert core.view("existentiel", existentiel)["summary"] == {
-        "code": "existentiel.summary.assigning", "params": {"waiting": 2}}
+        "code": "existentiel.summary.assigning",
+        "params": {"waiting": 2},
+    }
     for pid in ("p1", "p2"):
         existentiel = core.apply("existentiel", existentiel, {"type": "roll", "player": pid, "die": 1})
         existentiel = core.apply("existentiel", existentiel, {"type": "accept", "player": pid})
     assert core.view("existentiel", existentiel)["summary"] == {
-        "code": "existentiel.summary.underway", "params": {"waiting": 2}}
+        "code": "existentiel.summary.underway",
+        "params": {"waiting": 2},
+    }
 
     sheet = core.setup("gjdlv", ["Ada", "Bruno"], {"rounds": 5})
     assert core.view("gjdlv", sheet)["summary"] == {
-        "code": "gjdlv.summary.sheet", "params": {"round": 1, "rounds": 5}}
+        "code": "gjdlv.summary.sheet",
+        "params": {"round": 1, "rounds": 5},
+    }
     played = core.setup("gjdlv", ["Ada", "Bruno"], {"mode": "tracker", "first_player": 1})
     assert core.view("gjdlv", played)["summary"] == {
-        "code": "gjdlv.summary.play", "params": {"round": 1, "rounds": 9, "name": "Bruno"}}
+        "code": "gjdlv.summary.play",
+        "params": {"round": 1, "rounds": 9, "name": "Bruno"},
+    }
 
 
 def test_the_summary_of_a_finished_table_is_its_outcome():

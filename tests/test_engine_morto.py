@@ -53,47 +53,84 @@ def dead(state: dict, *pids: str) -> dict:
 
 def test_the_dealer_touching_is_refused_by_name():
     error = refused(new(), touch("p1"))
-    says(error, "morto.dealer_may_touch", {"player": "p1", "name": "Ada"},
-         "The dealer may touch the cards before knocking.")
+    says(
+        error,
+        "morto.dealer_may_touch",
+        {"player": "p1", "name": "Ada"},
+        "The dealer may touch the cards before knocking.",
+    )
 
 
 def test_a_dead_player_touching_is_named():
     error = refused(dead(new(), "p2"), touch("p2"))
-    says(error, "morto.dead_cannot_touch", {"player": "p2", "name": "Bruno"},
-         "Bruno is dead: the dead are dealt no card.",
-         "Bruno est mort·e : les mort·es ne reçoivent pas de carte.")
+    says(
+        error,
+        "morto.dead_cannot_touch",
+        {"player": "p2", "name": "Bruno"},
+        "Bruno is dead: the dead are dealt no card.",
+        "Bruno est mort·e : les mort·es ne reçoivent pas de carte.",
+    )
 
 
 def test_a_player_revived_this_round_touching_is_named():
     state = play(dead(new(), "p2"), speak("p3", "p2"))
     error = refused(state, touch("p2"))
-    says(error, "morto.not_dealt", {"player": "p2", "name": "Bruno"},
-         "Bruno holds no card this round (brought back to life during it, dealt in from the next).")
+    says(
+        error,
+        "morto.not_dealt",
+        {"player": "p2", "name": "Bruno"},
+        "Bruno holds no card this round (brought back to life during it, dealt in from the next).",
+    )
 
 
 def test_speaking_refusals_name_who_spoke_or_who_listened():
     state = dead(new(), "p2")
-    says(refused(state, speak("p3", "p3")), "morto.same_player", {"player": "p3", "name": "Chiara"},
-         "That takes two different players.")
-    says(refused(state, speak("p2", "p3")), "morto.speaker_is_dead", {"player": "p2", "name": "Bruno"},
-         "Bruno is dead: only a living player gives a life by speaking to the dead.")
-    says(refused(state, speak("p3", "p4")), "morto.listener_is_alive", {"player": "p4", "name": "Dario"},
-         "Dario is alive: a life is given only for speaking to the dead.")
-    says(refused(state, speak("p1", "p2")), "morto.dealer_may_speak", {"player": "p1", "name": "Ada"},
-         "The dealer may speak to the dead.", "Le·a dealer a le droit de parler aux mort·es.")
+    says(
+        refused(state, speak("p3", "p3")),
+        "morto.same_player",
+        {"player": "p3", "name": "Chiara"},
+        "That takes two different players.",
+    )
+    says(
+        refused(state, speak("p2", "p3")),
+        "morto.speaker_is_dead",
+        {"player": "p2", "name": "Bruno"},
+        "Bruno is dead: only a living player gives a life by speaking to the dead.",
+    )
+    says(
+        refused(state, speak("p3", "p4")),
+        "morto.listener_is_alive",
+        {"player": "p4", "name": "Dario"},
+        "Dario is alive: a life is given only for speaking to the dead.",
+    )
+    says(
+        refused(state, speak("p1", "p2")),
+        "morto.dealer_may_speak",
+        {"player": "p1", "name": "Ada"},
+        "The dealer may speak to the dead.",
+        "Le·a dealer a le droit de parler aux mort·es.",
+    )
 
 
 def test_a_reveal_naming_those_without_a_card_names_each_of_them():
     state = dead(new(), "p2", "p3")
     error = refused(state, reveal({"p1": 5, "p2": 6, "p3": 7, "p4": 8, "p5": 9}))
-    says(error, "morto.card_not_dealt", {"players": ["p2", "p3"], "names": "Bruno, Chiara"},
-         "Bruno, Chiara holds no card this round (dead, or brought back to life during it).")
+    says(
+        error,
+        "morto.card_not_dealt",
+        {"players": ["p2", "p3"], "names": "Bruno, Chiara"},
+        "Bruno, Chiara holds no card this round (dead, or brought back to life during it).",
+    )
 
 
 def test_a_reveal_missing_cards_names_whose():
     error = refused(new(), reveal({"p1": 5, "p2": 6, "p3": 7}))
-    says(error, "morto.missing_cards", {"players": ["p4", "p5"], "names": "Dario, Elena"},
-         "Missing the card of: Dario, Elena. Every living dealt player reveals their card.")
+    says(
+        error,
+        "morto.missing_cards",
+        {"players": ["p4", "p5"], "names": "Dario, Elena"},
+        "Missing the card of: Dario, Elena. Every living dealt player reveals their card.",
+    )
 
 
 def test_a_reveal_naming_a_stranger_quotes_them():
@@ -105,15 +142,23 @@ def test_a_reveal_naming_a_stranger_quotes_them():
 @pytest.mark.parametrize(("rank", "echoed"), [(11, 11), ("5", "5"), (None, None)])
 def test_a_bad_rank_is_quoted_with_its_holder(rank, echoed):
     error = refused(new(), reveal({"p2": rank}))
-    says(error, "morto.bad_rank", {"player": "p2", "name": "Bruno", "value": echoed},
-         f"Invalid rank for Bruno: {echoed} (1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re).")
+    says(
+        error,
+        "morto.bad_rank",
+        {"player": "p2", "name": "Bruno", "value": echoed},
+        f"Invalid rank for Bruno: {echoed} (1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re).",
+    )
 
 
 def test_five_of_a_rank_names_the_rank():
     cards = {f"p{i}": morto.CAVALLO for i in range(1, 6)} | {"p6": 2}
     error = refused(new(6), reveal(cards))
-    says(error, "morto.too_many_of_rank", {"rank": 9, "rank_name": "Cavallo", "count": 5},
-         "The deck has only four Cavallo: 5 revealed is impossible.")
+    says(
+        error,
+        "morto.too_many_of_rank",
+        {"rank": 9, "rank_name": "Cavallo", "count": 5},
+        "The deck has only four Cavallo: 5 revealed is impossible.",
+    )
 
 
 # --- the view ---------------------------------------------------------------------------------------
@@ -122,10 +167,18 @@ def test_five_of_a_rank_names_the_rank():
 def test_the_view_lists_the_ranks_the_lives_and_the_dealer():
     view = core.view(GAME, new(4, lives=5, dealer=2))
     assert view["lives"] == 5
-    assert view["ranks"] == [{"rank": 1, "name": "Asso"}, {"rank": 2, "name": "2"}, {"rank": 3, "name": "3"},
-                             {"rank": 4, "name": "4"}, {"rank": 5, "name": "5"}, {"rank": 6, "name": "6"},
-                             {"rank": 7, "name": "7"}, {"rank": 8, "name": "Fante"},
-                             {"rank": 9, "name": "Cavallo"}, {"rank": 10, "name": "Re"}]
+    assert view["ranks"] == [
+        {"rank": 1, "name": "Asso"},
+        {"rank": 2, "name": "2"},
+        {"rank": 3, "name": "3"},
+        {"rank": 4, "name": "4"},
+        {"rank": 5, "name": "5"},
+        {"rank": 6, "name": "6"},
+        {"rank": 7, "name": "7"},
+        {"rank": 8, "name": "Fante"},
+        {"rank": 9, "name": "Cavallo"},
+        {"rank": 10, "name": "Re"},
+    ]
     assert view["face_up_ranks"] == [9, 10]
     assert [p["dealer"] for p in view["players"]] == [False, False, True, False]
     assert (view["dealer"], view["plays_first"], view["play_order"]) == ("p3", "p4", ["p4", "p1", "p2", "p3"])
@@ -157,7 +210,8 @@ def test_dying_together_shares_the_win_by_name():
     assert view["winners"] == ["p1", "p3"]
     assert view["outcome"] == {"reason": "morto.shared_win", "params": {"names": "Ada, Chiara"}}
     assert text("morto.shared_win", view["outcome"]["params"], "en") == (
-        "The last living players died together: Ada, Chiara share the win.")
+        "The last living players died together: Ada, Chiara share the win."
+    )
     assert (view["plays_first"], view["play_order"]) == (None, [])
 
 
@@ -176,8 +230,13 @@ def test_the_swap_helper_names_the_player_to_swap_with():
     answer = core.check(GAME, new(), "swap", {"face_up": {"p3": morto.CAVALLO}})
     assert answer["ok"] is True
     first, second = answer["turns"][:2]
-    assert first == {"player": "p2", "may_swap": True, "with": "p4", "code": "morto.swap.past_cavalli",
-                     "target_name": "Dario"}
+    assert first == {
+        "player": "p2",
+        "may_swap": True,
+        "with": "p4",
+        "code": "morto.swap.past_cavalli",
+        "target_name": "Dario",
+    }
     assert text(first["code"], first, "en") == "Cavallo next: may keep or swap with Dario, past the Cavalli."
     assert second == {"player": "p3", "may_swap": False, "with": None, "code": "morto.swap.own_face_up"}
     assert answer["turns"][2]["target_name"] == "Elena"
@@ -196,8 +255,12 @@ def test_the_swap_helper_quotes_what_it_refuses():
     says(caught.value, "unknown_player", {"player": "p2", "field": "face_up"}, "Unknown player “p2”.")
     with pytest.raises(InvalidEvent) as caught:
         core.check(GAME, state, "swap", {"face_up": {"p3": 8}})
-    says(caught.value, "morto.bad_face_up", {"player": "p3", "value": 8},
-         "Only a Cavallo (9) or a Re (10) is laid face up.")
+    says(
+        caught.value,
+        "morto.bad_face_up",
+        {"player": "p3", "value": 8},
+        "Only a Cavallo (9) or a Re (10) is laid face up.",
+    )
 
 
 # --- the reveal check --------------------------------------------------------------------------------
@@ -218,22 +281,34 @@ def test_a_reveal_being_entered_says_who_is_missing_and_who_loses_so_far():
         "missing": ["p4", "p5", "p1"],
         "losers": ["p3"],
         "dying": [],
-        "refusal": {"code": "morto.missing_cards",
-                    "params": {"players": ["p4", "p5", "p1"], "names": "Dario, Elena, Ada"}},
+        "refusal": {
+            "code": "morto.missing_cards",
+            "params": {"players": ["p4", "p5", "p1"], "names": "Dario, Elena, Ada"},
+        },
     }
 
 
 def test_a_complete_reveal_may_be_recorded_and_says_who_dies():
     state = play(new(), touch("p2"), touch("p2"), touch("p3"))  # Bruno at 1 life, Chiara at 2
     answer = check_reveal(state, {"cards": {"p1": 7, "p2": 1, "p3": 1, "p4": 1, "p5": 10}})
-    assert answer == {"ok": True, "complete": True, "missing": [], "losers": ["p2", "p3", "p4"],
-                      "dying": ["p2"], "refusal": None}
+    assert answer == {
+        "ok": True,
+        "complete": True,
+        "missing": [],
+        "losers": ["p2", "p3", "p4"],
+        "dying": ["p2"],
+        "refusal": None,
+    }
 
 
 def test_an_empty_reveal_check_misses_everyone():
     answer = check_reveal(new(3), {})
     assert (answer["ok"], answer["complete"], answer["missing"], answer["losers"]) == (
-        False, False, ["p2", "p3", "p1"], [])
+        False,
+        False,
+        ["p2", "p3", "p1"],
+        [],
+    )
     assert answer["refusal"]["code"] == "morto.missing_cards"
 
 
@@ -241,12 +316,16 @@ def test_a_reveal_check_with_a_card_for_the_dead_says_why_it_cannot_be_recorded(
     state = dead(new(), "p2")
     answer = check_reveal(state, {"cards": {"p1": 5, "p2": 3, "p3": 6, "p4": 7, "p5": 8}})
     assert answer["ok"] is False and answer["complete"] is True
-    assert answer["refusal"] == {"code": "morto.card_not_dealt",
-                                 "params": {"players": ["p2"], "names": "Bruno"}}
+    assert answer["refusal"] == {
+        "code": "morto.card_not_dealt",
+        "params": {"players": ["p2"], "names": "Bruno"},
+    }
 
 
-@pytest.mark.parametrize(("cards", "code"), [([3, 4], "morto.bad_cards"), ({"p9": 3}, "unknown_player"),
-                                             ({"p2": 0}, "morto.bad_rank")])
+@pytest.mark.parametrize(
+    ("cards", "code"),
+    [([3, 4], "morto.bad_cards"), ({"p9": 3}, "unknown_player"), ({"p2": 0}, "morto.bad_rank")],
+)
 def test_the_reveal_check_refuses_malformed_cards(cards, code):
     with pytest.raises(InvalidEvent) as caught:
         core.check(GAME, new(), "reveal", {"cards": cards})
@@ -265,14 +344,25 @@ def test_a_reveal_at_a_full_table_takes_a_card_from_each_of_the_twenty():
     assert morto.MAX_PLAYERS == 20 and len(state["players"]) == 20
     cards = {f"p{n}": (n + 1) // 2 for n in range(1, 21)}  # two of each rank: p1 and p2 hold the Asso
     answer = check_reveal(state, {"cards": cards})
-    assert answer == {"ok": True, "complete": True, "missing": [], "losers": ["p1", "p2"], "dying": [],
-                      "refusal": None}
+    assert answer == {
+        "ok": True,
+        "complete": True,
+        "missing": [],
+        "losers": ["p1", "p2"],
+        "dying": [],
+        "refusal": None,
+    }
     state = play(state, reveal(cards))
     assert (state["round"], state["dealer"]) == (2, "p2")
     assert [p["lives"] for p in state["players"]] == [2, 2] + [3] * 18
     error = refused(full_table(), reveal({**cards, "p21": 1}))
-    says(error, "morto.bad_cards", {}, "The reveal gives one card per dealt player: {id: rank 1..10}.",
-         "La révélation donne une carte par joueur·euse servi·e : {id: rang 1..10}.")
+    says(
+        error,
+        "morto.bad_cards",
+        {},
+        "The reveal gives one card per dealt player: {id: rank 1..10}.",
+        "La révélation donne une carte par joueur·euse servi·e : {id: rang 1..10}.",
+    )
 
 
 def test_the_swap_helper_at_a_full_table_reads_twenty_face_up_cards():
@@ -280,8 +370,10 @@ def test_the_swap_helper_at_a_full_table_reads_twenty_face_up_cards():
     face_up = {f"p{n}": morto.CAVALLO for n in range(1, 21)}
     turns = core.check(GAME, state, "swap", {"face_up": face_up})["turns"]
     assert [turn["player"] for turn in turns] == [f"p{n}" for n in range(2, 21)] + ["p1"]
-    assert all(turn == {"player": turn["player"], "may_swap": False, "with": None,
-                        "code": "morto.swap.own_face_up"} for turn in turns)
+    assert all(
+        turn == {"player": turn["player"], "may_swap": False, "with": None, "code": "morto.swap.own_face_up"}
+        for turn in turns
+    )
     with pytest.raises(InvalidEvent) as caught:
         core.check(GAME, state, "swap", {"face_up": {**face_up, "p21": morto.CAVALLO}})
     says(caught.value, "morto.bad_cards", {}, "The reveal gives one card per dealt player: {id: rank 1..10}.")

@@ -19,8 +19,10 @@ from companion import offline
 from tests.conftest import dispose
 
 NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(not (NODE and (offline.PYODIDE_DIR / "pyodide.mjs").is_file()),
-                                reason="Node and node_modules/pyodide are needed to build it (npm ci)")
+needs_node = pytest.mark.skipif(
+    not (NODE and (offline.PYODIDE_DIR / "pyodide.mjs").is_file()),
+    reason="Node and node_modules/pyodide are needed to build it (npm ci)",
+)
 
 # The engine in Pyodide with the built standard library alone: the bundle's files on the path, its
 # warm-up (every game and its messages), every engine and worker module, a snapshot's QR code.
@@ -76,12 +78,20 @@ def test_the_roots_are_what_the_bundle_imports_from_outside_itself():
     sources = (
         ("engine/core.py", "import json\nfrom engine import morto\nfrom . import messages\n"),
         ("engine/morto.py", "def late():\n    import pickle, xml.etree.ElementTree as ET\n"),
-        ("worker/qr.py", "from __future__ import annotations\nimport qrcode.image.svg\n"
-                         "from base64 import b64encode\n"),
+        (
+            "worker/qr.py",
+            "from __future__ import annotations\nimport qrcode.image.svg\nfrom base64 import b64encode\n",
+        ),
         ("qrcode/main.py", "from qrcode import util\nfrom typing import Optional\n"),
     )
     assert offline.stdlib_roots(sources) == (
-        "__future__", "base64", "json", "pickle", "typing", "xml.etree.ElementTree")
+        "__future__",
+        "base64",
+        "json",
+        "pickle",
+        "typing",
+        "xml.etree.ElementTree",
+    )
 
 
 def test_the_key_changes_with_what_the_bundle_imports():
@@ -111,8 +121,17 @@ def test_the_built_standard_library_is_bytecode_of_the_modules_the_engine_needs(
         assert packed.headers["Cache-Control"] == offline.IMMUTABLE
     names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
     # Pyodide's own start, the engine's imports, qrcode's SVG: bytecode. The rest: sources.
-    for name in ("encodings/__init__", "encodings/utf_8", "_pyodide/_base", "json/__init__", "pickle",
-                 "datetime", "_strptime", "dataclasses", "xml/etree/ElementTree"):
+    for name in (
+        "encodings/__init__",
+        "encodings/utf_8",
+        "_pyodide/_base",
+        "json/__init__",
+        "pickle",
+        "datetime",
+        "_strptime",
+        "dataclasses",
+        "xml/etree/ElementTree",
+    ):
         assert f"{name}.pyc" in names and f"{name}.py" not in names
     stock = set(zipfile.ZipFile(offline.PYODIDE_DIR / "python_stdlib.zip").namelist())
     assert {name.removesuffix("c") for name in names} == stock  # every module, once
@@ -126,10 +145,18 @@ def test_the_built_standard_library_is_bytecode_of_the_modules_the_engine_needs(
     for name, source in bundle["files"].items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(source)
-    env = {"PYODIDE_MJS": (offline.PYODIDE_DIR / "pyodide.mjs").resolve().as_uri(),
-           "PYODIDE_DIR": f"{offline.PYODIDE_DIR.resolve()}/", "PATH": "/usr/bin:/bin"}
-    run = subprocess.run([NODE, "--input-type=module", "-e", RUN_ENGINE, str(stdlib), str(folder)],
-                         capture_output=True, text=True, timeout=300, env=env)
+    env = {
+        "PYODIDE_MJS": (offline.PYODIDE_DIR / "pyodide.mjs").resolve().as_uri(),
+        "PYODIDE_DIR": f"{offline.PYODIDE_DIR.resolve()}/",
+        "PATH": "/usr/bin:/bin",
+    }
+    run = subprocess.run(
+        [NODE, "--input-type=module", "-e", RUN_ENGINE, str(stdlib), str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     answer = json.loads(run.stdout.strip().splitlines()[-1])
     assert answer["warm"]["games"] and answer["warm"]["messages"]

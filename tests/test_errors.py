@@ -62,9 +62,11 @@ REFUSALS: dict[str, Refusal] = {}
 
 def refusal(status: int, code: str):
     """Registers a way to provoke a refusal, under the function's name."""
+
     def register(send: Callable) -> Callable:
         REFUSALS[send.__name__] = Refusal(status, code, send)
         return send
+
     return register
 
 
@@ -182,11 +184,14 @@ def test_every_refusal_is_in_english_when_asked(client, make_table, kind):
 # --- what each kind says -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("event", "code"), [
-    ({"type": "touched_early", "player": "p1"}, "morto.dealer_may_touch"),  # IllegalEvent
-    ({"type": "touched_early", "player": "p9"}, "unknown_player"),  # InvalidEvent
-    ({"type": "knock"}, "unknown_event"),  # InvalidEvent, from core
-])
+@pytest.mark.parametrize(
+    ("event", "code"),
+    [
+        ({"type": "touched_early", "player": "p1"}, "morto.dealer_may_touch"),  # IllegalEvent
+        ({"type": "touched_early", "player": "p9"}, "unknown_player"),  # InvalidEvent
+        ({"type": "knock"}, "unknown_event"),  # InvalidEvent, from core
+    ],
+)
 def test_an_engine_refusal_is_a_422_with_the_engines_code_and_params(make_table, event, code):
     table = make_table()
     error = refused(table.post(**event), 422, code)
@@ -231,8 +236,11 @@ def test_a_stale_version_quotes_both_versions(make_table):
 
 
 def test_too_large_quotes_the_limit(client):
-    error = refused(client.post("/api/tables", data=b"{" + b" " * (64 * 1024) + b"}",
-                                content_type="application/json"), 413, "too_large")
+    error = refused(
+        client.post("/api/tables", data=b"{" + b" " * (64 * 1024) + b"}", content_type="application/json"),
+        413,
+        "too_large",
+    )
     assert error["params"] == {"max": 64 * 1024}
 
 
@@ -257,8 +265,10 @@ def test_english_wins_over_a_regional_french_only_when_preferred(client):
 # --- pages -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/t/ZZZZZZ", "/r/ZZZZZZ", "/t/ZZZZZZ/qr", "/join/ZZZZZZ", "/nope",
-                                  "/new/chess", "/pyodide/nope.js"])
+@pytest.mark.parametrize(
+    "path",
+    ["/t/ZZZZZZ", "/r/ZZZZZZ", "/t/ZZZZZZ/qr", "/join/ZZZZZZ", "/nope", "/new/chess", "/pyodide/nope.js"],
+)
 def test_a_page_that_does_not_exist_is_the_html_not_found_page(client, path):
     response = client.get(path)
     assert response.status_code == 404

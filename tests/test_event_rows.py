@@ -25,8 +25,9 @@ def small_window(monkeypatch):
 def rows(app, code: str) -> list[Event]:
     with app.app_context():
         table = store.find_table(code)
-        return list(db.session.execute(select(Event).where(Event.table_id == table.id).order_by(Event.seq))
-                    .scalars())
+        return list(
+            db.session.execute(select(Event).where(Event.table_id == table.id).order_by(Event.seq)).scalars()
+        )
 
 
 def play(table) -> tuple[list[tuple[dict, dict]], list[tuple[dict, dict]]]:

@@ -875,8 +875,10 @@ def test_every_refusal_code_is_reachable_and_worded():
     left = play(left, roll("p1", 5), accept("p1"))
     cases = {
         "existentiel.join_while_assigning": (underway, {"type": "add_player", "name": "X", "birth_month": 1}),
-        "existentiel.table_full": (new(*[1] * MODULE.MAX_PLAYERS), {"type": "add_player", "name": "X",
-                                                                     "birth_month": 1}),
+        "existentiel.table_full": (
+            new(*[1] * MODULE.MAX_PLAYERS),
+            {"type": "add_player", "name": "X", "birth_month": 1},
+        ),
         "existentiel.player_eliminated": (out, roll("p1", 1)),
         "existentiel.player_left": (left, roll("p1", 1)),
         "existentiel.adventures_underway": (underway, roll("p1", 1)),

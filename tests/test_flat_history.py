@@ -42,8 +42,12 @@ def _replayed(table: Table, rows: list[Event]) -> dict:
 
 
 def _oracle_said(table: Table, rows: list[Event]) -> list[dict]:
-    return core.story(table.game, table.players, table.options, [
-        {"event": e.payload, "version": e.version, "undone_version": e.undone_version} for e in rows])
+    return core.story(
+        table.game,
+        table.players,
+        table.options,
+        [{"event": e.payload, "version": e.version, "undone_version": e.undone_version} for e in rows],
+    )
 
 
 def _touch(table, rng: random.Random):
@@ -76,8 +80,9 @@ def test_undos_across_checkpoints_give_the_replay_of_the_log(app, make_table, sm
             assert e.checkpoint == core.replay(row.game, row.players, row.options, upto)
 
 
-def test_an_undo_replays_at_most_the_events_since_the_last_checkpoint(app, make_table, small_checkpoints,
-                                                                      monkeypatch):
+def test_an_undo_replays_at_most_the_events_since_the_last_checkpoint(
+    app, make_table, small_checkpoints, monkeypatch
+):
     table = make_table("morto", options={"lives": 9})
     for i in range(3 * EVERY + 2):
         table.event("touched_early", player=f"p{2 + i % 4}")
@@ -142,11 +147,19 @@ def test_each_event_keeps_its_words_and_the_history_pages_read_them(app, make_ta
     assert pages == whole["events"]
 
 
-@pytest.mark.parametrize(("query", "field"), [
-    ("limit=0", "limit"), ("limit=501", "limit"), ("limit=x", "limit"), ("limit=-1", "limit"),
-    ("limit=9999999999", "limit"), ("before=0", "before"), ("before=1e3", "before"),
-    ("limit=1&before=%C2%B2", "before"),  # a superscript two is a digit to str.isdigit, not to int()
-])
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("limit=0", "limit"),
+        ("limit=501", "limit"),
+        ("limit=x", "limit"),
+        ("limit=-1", "limit"),
+        ("limit=9999999999", "limit"),
+        ("before=0", "before"),
+        ("before=1e3", "before"),
+        ("limit=1&before=%C2%B2", "before"),  # a superscript two is a digit to str.isdigit, not to int()
+    ],
+)
 def test_a_bad_page_is_refused_naming_the_field(make_table, query, field):
     table = make_table("morto")
     response = table.client.get(f"/api/tables/{table.code}/history?{query}")
@@ -168,8 +181,14 @@ def test_an_import_keeps_counts_words_and_checkpoints(app, make_table, client, s
     assert [e.said for e in rows] == _oracle_said(row, rows)
     imported = {"code": row.code, "secret": response.get_json()["secret"]}
     for _ in range(EVERY + 1):
-        assert client.post(f"/api/tables/{imported['code']}/undo", json={},
-                           headers={"Authorization": f"Bearer {imported['secret']}"}).status_code == 200
+        assert (
+            client.post(
+                f"/api/tables/{imported['code']}/undo",
+                json={},
+                headers={"Authorization": f"Bearer {imported['secret']}"},
+            ).status_code
+            == 200
+        )
     row, rows = _row(app, imported["code"])
     assert row.state == _replayed(row, rows)
 
@@ -185,7 +204,7 @@ def test_the_log_since_a_version_is_what_a_phone_lacks(app, make_table):
     for then in logs:
         lacking = table.client.get(f"/api/tables/{table.code}/log?since={then['version']}").get_json()
         assert lacking["since"] == then["version"]
-        assert then["events"][:lacking["keep"]] + lacking["events"] == now["events"]
+        assert then["events"][: lacking["keep"]] + lacking["events"] == now["events"]
     for bad in (now["version"] + 1, -1, "x", ""):
         response = table.client.get(f"/api/tables/{table.code}/log?since={bad}")
         assert response.status_code == 422

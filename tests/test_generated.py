@@ -70,19 +70,32 @@ FIELDS = {
         "schedule": ("at", "place"),
         "set_title": ("adventure", "title"),
     },
-    "gjdlv": {"newborn": ("player", "gf", "gm"), "abortion": ("player",), "steal_newborn": ("player", "from"),
-              "close_round": (),
-              # A round played through (option ``mode: "tracker"``).
-              "deal": ("mouchoir",), "birth": ("player", "held"), "ovulate": ("player", "gf"),
-              "fecundate": ("player", "gm"), "surrogate": ("player", "from", "gm"), "hold": ("player",),
-              "pass": ("player",), "ejaculate": ("gms",), "abort": ("player", "gm"),
-              "cancel": ("player", "card"),
-              "remove_embryo": ("player", "from")},
+    "gjdlv": {
+        "newborn": ("player", "gf", "gm"),
+        "abortion": ("player",),
+        "steal_newborn": ("player", "from"),
+        "close_round": (),
+        # A round played through (option ``mode: "tracker"``).
+        "deal": ("mouchoir",),
+        "birth": ("player", "held"),
+        "ovulate": ("player", "gf"),
+        "fecundate": ("player", "gm"),
+        "surrogate": ("player", "from", "gm"),
+        "hold": ("player",),
+        "pass": ("player",),
+        "ejaculate": ("gms",),
+        "abort": ("player", "gm"),
+        "cancel": ("player", "card"),
+        "remove_embryo": ("player", "from"),
+    },
 }
 # The actions that bring each game to its end: lives lost, jokers spent on refusals and failed
 # adventures (Le jeu existentiel ends only when nobody plays any more), rounds closed.
-FINISHING = {"morto": ("touched_early", "reveal"), "existentiel": ("roll", "refuse", "validate"),
-             "gjdlv": ("close_round", "deal", "birth", "ovulate", "fecundate", "hold", "pass", "ejaculate")}
+FINISHING = {
+    "morto": ("touched_early", "reveal"),
+    "existentiel": ("roll", "refuse", "validate"),
+    "gjdlv": ("close_round", "deal", "birth", "ovulate", "fecundate", "hold", "pass", "ejaculate"),
+}
 
 
 def test_the_shapes_cover_every_event_type():
@@ -125,21 +138,66 @@ def _gjdlv(rules: str, rounds: int, count: int, first: int, mode: str | None = N
 
 SETUPS = {
     "morto": st.builds(_morto, st.integers(3, 8), st.integers(1, 3), st.integers(0, 7)),
-    "existentiel": st.builds(_existentiel, st.lists(st.integers(1, 12), min_size=1, max_size=4),
-                             st.booleans()),
-    "gjdlv": st.builds(_gjdlv, st.sampled_from(["simples", "abondantes"]), st.sampled_from([5, 9]),
-                       st.integers(2, 6), st.integers(0, 5)),
-    "gjdlv-tracker": st.builds(_gjdlv, st.sampled_from(["simples", "abondantes"]), st.sampled_from([5, 9]),
-                               st.integers(2, 6), st.integers(0, 5), st.just("tracker")),
+    "existentiel": st.builds(
+        _existentiel, st.lists(st.integers(1, 12), min_size=1, max_size=4), st.booleans()
+    ),
+    "gjdlv": st.builds(
+        _gjdlv,
+        st.sampled_from(["simples", "abondantes"]),
+        st.sampled_from([5, 9]),
+        st.integers(2, 6),
+        st.integers(0, 5),
+    ),
+    "gjdlv-tracker": st.builds(
+        _gjdlv,
+        st.sampled_from(["simples", "abondantes"]),
+        st.sampled_from([5, 9]),
+        st.integers(2, 6),
+        st.integers(0, 5),
+        st.just("tracker"),
+    ),
 }
 
 
 # --- values (every strategy is built once, here: building them at every step is what costs) ---------------
 
 ODD_SCALARS = [
-    None, True, False, 0, -1, 7, 1.0, 0.5, -0.0, 3.0, 1e308, -1e-308, 2**31, 2**63, -(2**63) - 1, 10**40,
-    "", " ", "x" * 2000, "p0", "p99", "P1", " p1", "p-1", "1X", "ZZ", "11H", "0S", "AH♠", "🃏", "\x00",
-    "2026-02-30T20:00", "null", "true", "3", "six",
+    None,
+    True,
+    False,
+    0,
+    -1,
+    7,
+    1.0,
+    0.5,
+    -0.0,
+    3.0,
+    1e308,
+    -1e-308,
+    2**31,
+    2**63,
+    -(2**63) - 1,
+    10**40,
+    "",
+    " ",
+    "x" * 2000,
+    "p0",
+    "p99",
+    "P1",
+    " p1",
+    "p-1",
+    "1X",
+    "ZZ",
+    "11H",
+    "0S",
+    "AH♠",
+    "🃏",
+    "\x00",
+    "2026-02-30T20:00",
+    "null",
+    "true",
+    "3",
+    "six",
 ]
 
 
@@ -174,16 +232,44 @@ ODD_FIELDS = {
     "adventure": [0, 30, 1.0, "1", True, -(10**30)],
     "title": ["", "   ", "t" * 81, 12],
     "name": ["", "   ", "n" * 41, 3, {"name": "Zoé"}],
-    "at": ["2031-13-01T20:00", "2031-02-29T20:00", "demain", "1999-12-31T23:59", "2101-01-01T00:00",
-           "2031-03-07 19:30", "２０３１-03-07T19:30", "2031-03-07T19:30:60", 20310307],
+    "at": [
+        "2031-13-01T20:00",
+        "2031-02-29T20:00",
+        "demain",
+        "1999-12-31T23:59",
+        "2101-01-01T00:00",
+        "2031-03-07 19:30",
+        "２０３１-03-07T19:30",
+        "2031-03-07T19:30:60",
+        20310307,
+    ],
     "place": ["p" * 121, 3, ["Chez Ada"], True],
-    "cards": [{}, [], {"p1": 0}, {"p1": 11}, {"p99": 3}, {"p1": "3"}, {"p1": 3.0}, {"p1": True},
-              {f"p{i}": 1 for i in range(1, 500)}, {f"p{i}": 1 for i in range(1, 9)}, "p1:3"],
+    "cards": [
+        {},
+        [],
+        {"p1": 0},
+        {"p1": 11},
+        {"p99": 3},
+        {"p1": "3"},
+        {"p1": 3.0},
+        {"p1": True},
+        {f"p{i}": 1 for i in range(1, 500)},
+        {f"p{i}": 1 for i in range(1, 9)},
+        "p1:3",
+    ],
     "gf": ["1X", "ZZ", "11H", "HA", "", "AS", "KS", "QH", "10 H", "A♠", 10, ["AH"]],
     "gm": ["1X", "ZZ", "11S", "SA", "", "AH", "KD", "JC", "1♥", 5, {"gm": "AS"}],
     "mouchoir": [None, "AS", ["AS"] * 27, ["AS", "AS"], ["AH", "2S"], [["AS"]], {"0": "AS"}, []],
-    "gms": [None, [], ["AS"], {"p1": "AH"}, {"p9": "AS"}, {"p1": "AS", "p2": "AS"}, {"p1": 5},
-            {f"p{i}": "AS" for i in range(1, 9)}],
+    "gms": [
+        None,
+        [],
+        ["AS"],
+        {"p1": "AH"},
+        {"p9": "AS"},
+        {"p1": "AS", "p2": "AS"},
+        {"p1": 5},
+        {f"p{i}": "AS" for i in range(1, 9)},
+    ],
 }
 ODD_FIELDS["held"] = ODD_FIELDS["card"] = ODD_FIELDS["gm"]
 ODD_FIELDS["living"] = ODD_FIELDS["dead"] = ODD_FIELDS["from"] = ODD_FIELDS["player"]
@@ -191,8 +277,9 @@ FIELD_JUNK = {
     field: st.one_of(st.sampled_from(values), st.sampled_from(ODD_SCALARS), JUNK)
     for field, values in ODD_FIELDS.items()
 }
-EXTRA_KEYS = st.sampled_from(["extra", "players", "cards", "die", "gf", "player", "from", "id", "version",
-                              "Type", "", "__proto__"]) | st.text(max_size=12)
+EXTRA_KEYS = st.sampled_from(
+    ["extra", "players", "cards", "die", "gf", "player", "from", "id", "version", "Type", "", "__proto__"]
+) | st.text(max_size=12)
 UNKNOWN_TYPES = st.one_of(
     st.text(max_size=20),
     st.sampled_from(["", "Reveal", "close_round ", "REVEAL", "toString", "__class__", "roll\x00"]),
@@ -202,13 +289,28 @@ UNKNOWN_TYPES = st.one_of(
 HAND = st.permutations(ITALIAN_DECK)
 DIE = st.integers(1, 6)
 MONTH = st.integers(1, 12)
-AT = st.builds("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}".format, st.integers(2000, 2100), st.integers(1, 12),
-               st.integers(1, 28), st.integers(0, 23), st.integers(0, 59))
+AT = st.builds(
+    "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}".format,
+    st.integers(2000, 2100),
+    st.integers(1, 12),
+    st.integers(1, 28),
+    st.integers(0, 23),
+    st.integers(0, 59),
+)
 PLACE = st.none() | st.text(string.ascii_letters + " ", max_size=120)
-TITLE = st.builds(lambda head, tail: (head + tail)[:80], st.sampled_from(string.ascii_letters),
-                  st.text(string.ascii_letters + " éà'", max_size=90))
-PLAUSIBLE_AT = st.builds("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}".format, st.integers(1990, 2110),
-                         st.integers(1, 12), st.integers(28, 31), st.integers(0, 23), st.integers(0, 59))
+TITLE = st.builds(
+    lambda head, tail: (head + tail)[:80],
+    st.sampled_from(string.ascii_letters),
+    st.text(string.ascii_letters + " éà'", max_size=90),
+)
+PLAUSIBLE_AT = st.builds(
+    "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}".format,
+    st.integers(1990, 2110),
+    st.integers(1, 12),
+    st.integers(28, 31),
+    st.integers(0, 23),
+    st.integers(0, 59),
+)
 PLAUSIBLE_PLACE = st.none() | st.text(max_size=130)
 RANKS = st.integers(1, 10)
 ANY_CARD = st.sampled_from(ALL_CARDS)
@@ -242,7 +344,7 @@ def valid_fields(data, game_id: str, view: dict, kind: str, shape: dict | None =
     fixed fields, which a round played through needs to pick its cards)."""
     if game_id == "morto" and kind == "reveal":
         order = view["play_order"]
-        return {"cards": dict(zip(order, data.draw(HAND)[:len(order)], strict=True))}
+        return {"cards": dict(zip(order, data.draw(HAND)[: len(order)], strict=True))}
     if game_id == "existentiel":
         if kind == "add_player":
             taken = {p["name"].casefold() for p in view["players"]}
@@ -367,12 +469,23 @@ def malformed(data, game_id: str, view: dict):
     return {**event, key: data.draw(JUNK)}
 
 
-FAMILIES = {"legal": legal, "finishing": finishing, "wrong_moment": wrong_moment, "plausible": plausible,
-            "malformed": malformed}
+FAMILIES = {
+    "legal": legal,
+    "finishing": finishing,
+    "wrong_moment": wrong_moment,
+    "plausible": plausible,
+    "malformed": malformed,
+}
 # Legal first (what Hypothesis shrinks towards) and most often, so games move forward; a game played
 # in a hurry mostly takes the actions that end it, so finished games (and ``game_over``) come up.
-STEADY = st.sampled_from(["legal"] * 4 + ["finishing"] * 3 + ["wrong_moment"] * 2 + ["plausible"] * 2
-                         + ["malformed"] * 3 + ["undo"])
+STEADY = st.sampled_from(
+    ["legal"] * 4
+    + ["finishing"] * 3
+    + ["wrong_moment"] * 2
+    + ["plausible"] * 2
+    + ["malformed"] * 3
+    + ["undo"]
+)
 HURRIED = st.sampled_from(["finishing"] * 10 + ["legal", "wrong_moment", "plausible"] + ["malformed"] * 2)
 
 
@@ -493,9 +606,23 @@ def test_generated_events(key, data):
 
 # --- setups and checks, malformed too -----------------------------------------------------------------
 
-ODD_PLAYERS = st.lists(st.sampled_from(["Ada", "ada ", "", " ", "n" * 41, {"name": "Bo"}, {"name": 3}, None,
-                                        {"name": "Cy", "birth_month": 13}, {"name": "Di", "birth_month": 2}]),
-                       max_size=8)
+ODD_PLAYERS = st.lists(
+    st.sampled_from(
+        [
+            "Ada",
+            "ada ",
+            "",
+            " ",
+            "n" * 41,
+            {"name": "Bo"},
+            {"name": 3},
+            None,
+            {"name": "Cy", "birth_month": 13},
+            {"name": "Di", "birth_month": 2},
+        ]
+    ),
+    max_size=8,
+)
 OPTION_KEYS = st.sampled_from(["lives", "dealer", "rules", "rounds", "first_player", "titles", "mode", "x"])
 ODD_OPTIONS = st.dictionaries(OPTION_KEYS, JUNK | st.integers(-2, 10), max_size=3)
 
@@ -522,11 +649,28 @@ def test_setup_refuses_only_with_rule_errors(key, data):
     assert canonical([players, options]) == kept, "setup changed what it was given"
 
 
-CHECK_KEYS = st.sampled_from(["cards", "face_up", "player", "die", "gf", "gm", "new_gm", "answer", "gms",
-                              "card", "against"])
-CHECK_VALUES = JUNK | st.sampled_from(["p1", "p2", 3, 9, 10, "AH", "KS", "QD", "5C", "abortion", "surrogacy",
-                                       "fecundation", {"p1": 9}, {"p1": "AS", "p2": "2C"},
-                                       {"p2": 10, "p3": 9}])
+CHECK_KEYS = st.sampled_from(
+    ["cards", "face_up", "player", "die", "gf", "gm", "new_gm", "answer", "gms", "card", "against"]
+)
+CHECK_VALUES = JUNK | st.sampled_from(
+    [
+        "p1",
+        "p2",
+        3,
+        9,
+        10,
+        "AH",
+        "KS",
+        "QD",
+        "5C",
+        "abortion",
+        "surrogacy",
+        "fecundation",
+        {"p1": 9},
+        {"p1": "AS", "p2": "2C"},
+        {"p2": 10, "p3": 9},
+    ]
+)
 CHECK_PARAMS = st.dictionaries(CHECK_KEYS, CHECK_VALUES, max_size=4) | JUNK
 
 

@@ -254,8 +254,15 @@ def test_each_abortion_is_three_points_of_formol():
 @pytest.mark.parametrize(("gf", "points"), [("KH", 10), ("QD", 0), ("JH", 5)])
 def test_royal_newborns_score_by_their_red_face(gf, points):
     player = seat(table([nb("p1", gf, "7S")], options=ABONDANTES), "p1")
-    row = {"gf": gf, "gm": "7S", "eg": None, "cc": False, "royal": gf[:-1], "name": f"gjdlv.royal.{gf[:-1]}",
-           "points": points}
+    row = {
+        "gf": gf,
+        "gm": "7S",
+        "eg": None,
+        "cc": False,
+        "royal": gf[:-1],
+        "name": f"gjdlv.royal.{gf[:-1]}",
+        "points": points,
+    }
     assert player["newborns"] == [row]
     assert player["round_score"] == points
 
@@ -373,8 +380,13 @@ def test_a_take_never_reaches_a_newborn_born_after_the_queen():
 
 def test_two_queens_give_two_takes():
     state = table(
-        [nb("p1", "4H", "9C"), nb("p3", "2H", "8C"), nb("p2", "QH", "5S"), steal("p2", "p1"),
-         nb("p2", "QD", "6S")],
+        [
+            nb("p1", "4H", "9C"),
+            nb("p3", "2H", "8C"),
+            nb("p2", "QH", "5S"),
+            steal("p2", "p1"),
+            nb("p2", "QD", "6S"),
+        ],
         options=ABONDANTES,
     )
     assert take_actions(state) == [("p2", "p3")]  # p1 has nothing left
@@ -811,8 +823,10 @@ def test_every_code_in_the_module_is_worded():
     code = "\n".join(source.split("\nMESSAGES = {", 1)[-1].split("\n}\n", 1)[-1] for source in sources)
     used = set(re.findall(r"\"(gjdlv\.[A-Za-z_.]+)\"", code))
     # Codes built from a family (the phase the table expects, where a card already is): every member.
-    families = {"gjdlv.play.expect.": gjdlv_play.PHASES,
-                "gjdlv.play.seen.": ("mouchoir", "diva_cup", "revealed", "uterus", "nursery", "formol")}
+    families = {
+        "gjdlv.play.expect.": gjdlv_play.PHASES,
+        "gjdlv.play.seen.": ("mouchoir", "diva_cup", "revealed", "uterus", "nursery", "formol"),
+    }
     assert set(re.findall(r"f\"(gjdlv\.[a-z_.]+\.)\{", code)) == set(families)
     used |= {prefix + member for prefix, members in families.items() for member in members}
     assert used <= set(gjdlv.MESSAGES)

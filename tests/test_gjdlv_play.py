@@ -133,7 +133,7 @@ DEAL3A = deal("10S", "10C")
 def started(count: int = 3, rules: str = "simples", *events: dict) -> dict:
     first = {("simples", 3): DEAL3, ("abondantes", 3): DEAL3A}.get((rules, count))
     if first is None:
-        first = deal(*{"simples": NUMBER_GM, "abondantes": NUMBER_GM}[rules][20 - GM_COUNT[rules] % count:])
+        first = deal(*{"simples": NUMBER_GM, "abondantes": NUMBER_GM}[rules][20 - GM_COUNT[rules] % count :])
     return tracker(count, rules, [first, *events])
 
 
@@ -163,9 +163,15 @@ def test_the_deal_shares_the_gm_equally_and_the_rest_goes_face_up_to_the_mouchoi
             assert error.params == expected
 
 
-@pytest.mark.parametrize(("rules", "count", "per", "left"), [
-    ("simples", 3, 6, 2), ("simples", 4, 5, 0), ("abondantes", 3, 8, 2), ("abondantes", 4, 6, 2),
-])
+@pytest.mark.parametrize(
+    ("rules", "count", "per", "left"),
+    [
+        ("simples", 3, 6, 2),
+        ("simples", 4, 5, 0),
+        ("abondantes", 3, 8, 2),
+        ("abondantes", 4, 6, 2),
+    ],
+)
 def test_the_texts_own_deals(rules, count, per, left):
     assert play(tracker(count, rules))["deal"] == {"per_player": per, "mouchoir": left}
 
@@ -232,17 +238,33 @@ def test_each_phase_in_order_and_out_of_turn_refused():
     assert uterus(state, "p1") == ("6H", "4S") and seat(state, "p1")["hand"] == 5
 
 
-@pytest.mark.parametrize(("event", "code"), [
-    (nb("p1", "6H", "4S"), "gjdlv.play.sheet_event"),
-    (ab("p1"), "gjdlv.play.sheet_event"),
-])
+@pytest.mark.parametrize(
+    ("event", "code"),
+    [
+        (nb("p1", "6H", "4S"), "gjdlv.play.sheet_event"),
+        (ab("p1"), "gjdlv.play.sheet_event"),
+    ],
+)
 def test_sheet_events_are_refused_at_a_tracker_table(event, code):
     refused(started(), event, code)
 
 
-@pytest.mark.parametrize("event", [DEAL3, birth("p1"), ov("p1", "6H"), fec("p1", "4S"), sur("p1", "p2", "4S"),
-                                   hold("p1"), pas("p1"), ejac(), abort("p1", "4S"), cancel("p1", "KS"),
-                                   remove("p1", "p2")])
+@pytest.mark.parametrize(
+    "event",
+    [
+        DEAL3,
+        birth("p1"),
+        ov("p1", "6H"),
+        fec("p1", "4S"),
+        sur("p1", "p2", "4S"),
+        hold("p1"),
+        pas("p1"),
+        ejac(),
+        abort("p1", "4S"),
+        cancel("p1", "KS"),
+        remove("p1", "p2"),
+    ],
+)
 def test_tracker_events_are_refused_at_a_sheet_table(event):
     refused(core.setup(GAME, NAMES[:3], {}), event, "gjdlv.play.tracker_event")
 
@@ -256,12 +278,23 @@ def test_a_sheet_table_has_no_play():
 
 
 def test_phase_0_births_the_embryo_into_the_nursery():
-    state = started(3, "simples", ov("p1", "6H"), fec("p1", "4S"), ov("p2", "7H"), fec("p2", "AS"),
-                    ov("p3", "8H"), fec("p3", "2S"))
+    state = started(
+        3,
+        "simples",
+        ov("p1", "6H"),
+        fec("p1", "4S"),
+        ov("p2", "7H"),
+        fec("p2", "AS"),
+        ov("p3", "8H"),
+        fec("p3", "2S"),
+    )
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     # Phase 0 is p1's; p3's fecundation may still be answered (by the other 2, in p1's or p2's hand).
-    assert view(state)["actions"] == [{"type": "birth", "player": "p1"}, {"type": "abort", "player": "p1"},
-                                      {"type": "abort", "player": "p2"}]
+    assert view(state)["actions"] == [
+        {"type": "birth", "player": "p1"},
+        {"type": "abort", "player": "p1"},
+        {"type": "abort", "player": "p2"},
+    ]
     assert seat(state, "p1")["uterus"]["comes_to_term"] is True
     refused(state, ov("p1", "9H"), "gjdlv.play.expect.birth")
     refused(state, birth("p2"), "gjdlv.play.not_your_turn")
@@ -290,8 +323,18 @@ def test_a_held_gm_goes_face_up_to_the_mouchoir_at_its_players_phase_0():
 
 
 def test_phase_0_births_and_discards_at_once():
-    state = started(3, "simples", ov("p1", "6H"), hold("p1"), ov("p2", "7H"), hold("p2"), ejac(),
-                    ov("p3", "8H"), hold("p3"), ejac())
+    state = started(
+        3,
+        "simples",
+        ov("p1", "6H"),
+        hold("p1"),
+        ov("p2", "7H"),
+        hold("p2"),
+        ejac(),
+        ov("p3", "8H"),
+        hold("p3"),
+        ejac(),
+    )
     # p1 held through the lap without ejaculating: 7♥ and 8♥ went to the Diva Cup.
     assert play(state)["diva_cup"] == ["6H", "7H", "8H"]
     state = go(state, birth("p1", "5S"))
@@ -337,8 +380,14 @@ def test_surrogacy_takes_a_strictly_closer_embryo():
     state = go(state, sur("p2", "p1", "6S"))  # a CC, allowed: EG 0 < 5
     assert uterus(state, "p2") == ("6H", "6S") and uterus(state, "p1") is None
     assert "AS" in play(state)["mouchoir"]
-    assert play(state)["open"][-1] == {"act": "surrogacy", "player": "p2", "from": "p1", "gf": "6H",
-                                       "gm": "6S", "replaced": "AS"}
+    assert play(state)["open"][-1] == {
+        "act": "surrogacy",
+        "player": "p2",
+        "from": "p1",
+        "gf": "6H",
+        "gm": "6S",
+        "replaced": "AS",
+    }
     # The GF p2 revealed was left: nobody holds, so it goes to the Diva Cup; p3 plays.
     assert play(state)["diva_cup"] == ["7H"] and play(state)["active"] == "p3"
 
@@ -369,8 +418,20 @@ def test_one_passes_only_with_no_card_left():
 def four_holding(rules: str = "simples", gf: str = "6H") -> dict:
     """4 players: p1, p2, p3 hold back in turn (their GF left with nobody ejaculating), then p4 reveals
     ``gf`` and holds back too: phase 3 on ``gf``."""
-    state = started(4, rules, ov("p1", "AH"), hold("p1"), ov("p2", "2H"), hold("p2"), ejac(),
-                    ov("p3", "3H"), hold("p3"), ejac(), ov("p4", gf), hold("p4"))
+    state = started(
+        4,
+        rules,
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        hold("p2"),
+        ejac(),
+        ov("p3", "3H"),
+        hold("p3"),
+        ejac(),
+        ov("p4", gf),
+        hold("p4"),
+    )
     assert (play(state)["phase"], play(state)["gf"]) == ("ejaculation", gf)
     assert play(state)["diva_cup"] == ["AH", "2H", "3H"]
     return state
@@ -451,8 +512,17 @@ def test_nobody_ejaculating_is_menstruation():
 
 def test_the_fecondation_express_is_born_at_once():
     # p1 holds back; p2 fecundates; p3, just before p1, leaves 6♥: p1 ejaculates on it and is next.
-    state = started(3, "simples", ov("p1", "AH"), hold("p1"), ov("p2", "2H"), fec("p2", "5S"),
-                    ov("p3", "6H"), hold("p3"), ejac(p1="4S"))
+    state = started(
+        3,
+        "simples",
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "5S"),
+        ov("p3", "6H"),
+        hold("p3"),
+        ejac(p1="4S"),
+    )
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     assert seat(state, "p1")["uterus"]["comes_to_term"] is True
     state = go(state, birth("p1"))
@@ -553,9 +623,20 @@ def test_an_embryo_given_back_to_the_next_player_waits_for_their_phase_0():
 
 def test_a_king_gives_back_the_embryo_before_its_owners_phase_0():
     # 4 players: p1 holds, p4 leaves 6♥, p1 ejaculates (express), p2 aborts, p3's King cancels.
-    state = started(4, "abondantes", ov("p1", "AH"), hold("p1"), ov("p2", "2H"), fec("p2", "2S"),
-                    ov("p3", "3H"), fec("p3", "3S"), ov("p4", "6H"), hold("p4"), ejac(p1="4S"),
-                    abort("p2", "4C"))
+    state = started(
+        4,
+        "abondantes",
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        ov("p4", "6H"),
+        hold("p4"),
+        ejac(p1="4S"),
+        abort("p2", "4C"),
+    )
     assert (play(state)["phase"], uterus(state, "p1")) == ("birth", None)
     state = go(state, cancel("p3", "KC"))
     assert play(state)["phase"] == "birth" and uterus(state, "p1") == ("6H", "4S")
@@ -566,43 +647,84 @@ def test_a_king_gives_back_the_embryo_before_its_owners_phase_0():
 
 
 def test_a_queen_newborn_takes_an_opponents_most_recent_newborn_right_away():
-    state = started(3, "abondantes", ov("p1", "4H"), fec("p1", "9C"), ov("p2", "QH"), fec("p2", "2S"),
-                    ov("p3", "5H"), hold("p3"), birth("p1"))
+    state = started(
+        3,
+        "abondantes",
+        ov("p1", "4H"),
+        fec("p1", "9C"),
+        ov("p2", "QH"),
+        fec("p2", "2S"),
+        ov("p3", "5H"),
+        hold("p3"),
+        birth("p1"),
+    )
     assert nursery(state, "p1") == [("4H", "9C")]
     state = go(state, ov("p1", "6H"), fec("p1", "AS"), birth("p2"))
     assert nursery(state, "p2") == [("QH", "2S")] and view(state)["take"] == {"player": "p2"}
     assert [a for a in view(state)["actions"] if a["type"] == "steal_newborn"] == [
-        {"type": "steal_newborn", "player": "p2", "from": "p1"}]
+        {"type": "steal_newborn", "player": "p2", "from": "p1"}
+    ]
     state = go(state, steal("p2", "p1"))
     assert nursery(state, "p2") == [("QH", "2S"), ("4H", "9C")] and nursery(state, "p1") == []
     assert player(state, "p2")["round_score"] == 0 + 10
 
 
 def test_a_queens_take_is_only_the_very_next_event():
-    state = started(3, "abondantes", ov("p1", "4H"), fec("p1", "9C"), ov("p2", "QH"), fec("p2", "2S"),
-                    ov("p3", "5H"), hold("p3"), birth("p1"), ov("p1", "6H"), fec("p1", "AS"), birth("p2"),
-                    ov("p2", "7H"))
+    state = started(
+        3,
+        "abondantes",
+        ov("p1", "4H"),
+        fec("p1", "9C"),
+        ov("p2", "QH"),
+        fec("p2", "2S"),
+        ov("p3", "5H"),
+        hold("p3"),
+        birth("p1"),
+        ov("p1", "6H"),
+        fec("p1", "AS"),
+        birth("p2"),
+        ov("p2", "7H"),
+    )
     refused(state, steal("p2", "p1"), "gjdlv.no_queen_take")
 
 
 def test_a_queen_with_no_opponent_newborn_takes_nothing():
     # p1's Queen is born at p1's phase 0, before anyone else has a newborn.
-    first = started(3, "abondantes", ov("p1", "QH"), fec("p1", "2S"), ov("p2", "4H"), fec("p2", "9C"),
-                    ov("p3", "5H"), fec("p3", "AS"), birth("p1"))
+    first = started(
+        3,
+        "abondantes",
+        ov("p1", "QH"),
+        fec("p1", "2S"),
+        ov("p2", "4H"),
+        fec("p2", "9C"),
+        ov("p3", "5H"),
+        fec("p3", "AS"),
+        birth("p1"),
+    )
     assert view(first)["take"] == {"player": "p1"}
     assert {"code": "gjdlv.take_nothing", "params": {"player": "p1", "name": "Ada"}} in view(first)["notes"]
     refused(first, steal("p1", "p2"), "gjdlv.nothing_to_steal")
 
 
 def test_a_jack_newborn_removes_an_opponents_embryo_as_the_very_next_event():
-    state = started(3, "abondantes", ov("p1", "JH"), fec("p1", "2S"), ov("p2", "4H"), fec("p2", "9C"),
-                    ov("p3", "5H"), fec("p3", "AS"), birth("p1"))
+    state = started(
+        3,
+        "abondantes",
+        ov("p1", "JH"),
+        fec("p1", "2S"),
+        ov("p2", "4H"),
+        fec("p2", "9C"),
+        ov("p3", "5H"),
+        fec("p3", "AS"),
+        birth("p1"),
+    )
     assert nursery(state, "p1") == [("JH", "2S")] and player(state, "p1")["round_score"] == 5
     assert play(state)["removal"] == {"player": "p1"}
     assert {"code": "gjdlv.play.removal", "params": {"player": "p1", "name": "Ada"}} in view(state)["notes"]
     assert [a for a in view(state)["actions"] if a["type"] == "remove_embryo"] == [
         {"type": "remove_embryo", "player": "p1", "from": "p2"},
-        {"type": "remove_embryo", "player": "p1", "from": "p3"}]
+        {"type": "remove_embryo", "player": "p1", "from": "p3"},
+    ]
     refused(state, remove("p2", "p3"), "gjdlv.play.no_removal")
     refused(state, remove("p1", "p1"), "gjdlv.play.remove_own")
     state = go(state, remove("p1", "p3"))
@@ -613,15 +735,35 @@ def test_a_jack_newborn_removes_an_opponents_embryo_as_the_very_next_event():
 
 
 def test_a_jacks_removal_is_lost_when_anything_else_comes_first():
-    state = started(3, "abondantes", ov("p1", "JH"), fec("p1", "2S"), ov("p2", "4H"), fec("p2", "9C"),
-                    ov("p3", "5H"), fec("p3", "AS"), birth("p1"), ov("p1", "6H"))
+    state = started(
+        3,
+        "abondantes",
+        ov("p1", "JH"),
+        fec("p1", "2S"),
+        ov("p2", "4H"),
+        fec("p2", "9C"),
+        ov("p3", "5H"),
+        fec("p3", "AS"),
+        birth("p1"),
+        ov("p1", "6H"),
+    )
     assert play(state)["removal"] is None
     refused(state, remove("p1", "p2"), "gjdlv.play.no_removal")
 
 
 def test_a_jack_with_no_opponent_embryo_removes_nothing():
-    state = started(3, "abondantes", ov("p1", "JH"), fec("p1", "2S"), ov("p2", "4H"), hold("p2"),
-                    ov("p3", "5H"), hold("p3"), ejac(), birth("p1"))
+    state = started(
+        3,
+        "abondantes",
+        ov("p1", "JH"),
+        fec("p1", "2S"),
+        ov("p2", "4H"),
+        hold("p2"),
+        ov("p3", "5H"),
+        hold("p3"),
+        ejac(),
+        birth("p1"),
+    )
     assert play(state)["removal"] == {"player": "p1"}
     note = {"code": "gjdlv.play.removal_nothing", "params": {"player": "p1", "name": "Ada"}}
     assert note in view(state)["notes"]
@@ -702,8 +844,18 @@ def test_a_player_with_no_card_passes_and_abortions_in_the_last_lap_count():
 
 def last_lap_by_answer() -> dict:
     """6 players, simples, 3 GM each: p2 plays their last card aborting p3's fecundation."""
-    return started(6, "simples", ov("p1", "AH"), fec("p1", "AS"), abort("p2", "AC"), ov("p2", "2H"),
-                   fec("p2", "2S"), ov("p3", "3H"), fec("p3", "3S"), abort("p2", "3C"))
+    return started(
+        6,
+        "simples",
+        ov("p1", "AH"),
+        fec("p1", "AS"),
+        abort("p2", "AC"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p2", "3C"),
+    )
 
 
 def test_an_answer_with_the_very_last_card_announces_the_last_lap():
@@ -715,8 +867,15 @@ def test_an_answer_with_the_very_last_card_announces_the_last_lap():
     state = go(state, ov("p4", "4H"), fec("p4", "4S"))
     assert seat(state, "p4")["uterus"]["comes_to_term"] is False
     state = go(state, abort("p5", "4C"))  # an abortion in the last lap counts
-    state = go(state, ov("p5", "5H"), fec("p5", "5S"), ov("p6", "6H"), fec("p6", "6S"), ov("p1", "7H"),
-               fec("p1", "7S"))
+    state = go(
+        state,
+        ov("p5", "5H"),
+        fec("p5", "5S"),
+        ov("p6", "6H"),
+        fec("p6", "6S"),
+        ov("p1", "7H"),
+        fec("p1", "7S"),
+    )
     assert all(seat(state, p)["uterus"]["comes_to_term"] is False for p in ("p5", "p6", "p1"))
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p2")
     state = go(state, birth("p2"))
@@ -730,8 +889,20 @@ def test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term():
     # 6 players, 3 GM each. p1 holds back; p2 announces with an abortion (their last card) in p4's
     # turn; p6 leaves 6♥ and p1, next, ejaculates on it: a fecondation express, but begun in the last
     # lap by a player who did not announce it: never born, it leaves the uterus at p1's phase 0.
-    state = started(6, "simples", ov("p1", "AH"), hold("p1"), ov("p2", "2H"), fec("p2", "2S"), ov("p3", "3H"),
-                    fec("p3", "3S"), abort("p2", "3C"), ov("p4", "4H"), fec("p4", "4S"), abort("p2", "4C"))
+    state = started(
+        6,
+        "simples",
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p2", "3C"),
+        ov("p4", "4H"),
+        fec("p4", "4S"),
+        abort("p2", "4C"),
+    )
     assert play(state)["last_lap"] == "p2"
     state = go(state, ov("p5", "5H"), hold("p5"), ejac(), ov("p6", "6H"), hold("p6"), ejac(p1="6S"))
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
@@ -793,10 +964,14 @@ def test_the_game_is_over_after_five_or_nine_rounds(rounds):
     for r in range(1, rounds):
         # The first player alternates: replay the round with the seats' roles swapped.
         swap = {"p1": "p2", "p2": "p1"}
-        mapped = [{k: (swap[v] if k in ("player", "from") else v) for k, v in e.items()} if r % 2 else e
-                  for e in per_round]
-        mapped = [{**e, "gms": {swap[k] if r % 2 else k: v for k, v in e["gms"].items()}} if "gms" in e else e
-                  for e in mapped]
+        mapped = [
+            {k: (swap[v] if k in ("player", "from") else v) for k, v in e.items()} if r % 2 else e
+            for e in per_round
+        ]
+        mapped = [
+            {**e, "gms": {swap[k] if r % 2 else k: v for k, v in e["gms"].items()}} if "gms" in e else e
+            for e in mapped
+        ]
         log += [deal(), *mapped, CLOSE]
     state = core.replay(GAME, NAMES[:2], {"mode": "tracker", "rules": "simples", "rounds": rounds}, log)
     final = view(state)
@@ -809,8 +984,17 @@ def test_the_game_is_over_after_five_or_nine_rounds(rounds):
 
 
 def test_a_card_seen_anywhere_is_refused_with_its_place():
-    state = started(3, "simples", ov("p1", "6H"), fec("p1", "4C"), abort("p2", "4S"), ov("p2", "7H"),
-                    fec("p2", "AS"), ov("p3", "8H"), hold("p3"))
+    state = started(
+        3,
+        "simples",
+        ov("p1", "6H"),
+        fec("p1", "4C"),
+        abort("p2", "4S"),
+        ov("p2", "7H"),
+        fec("p2", "AS"),
+        ov("p3", "8H"),
+        hold("p3"),
+    )
     refused(state, ov("p1", "8H"), "gjdlv.play.seen.diva_cup")
     refused(state, ov("p1", "7H"), "gjdlv.play.seen.uterus")
     refused(state, ov("p1", "6H"), "gjdlv.play.seen.formol")
@@ -843,8 +1027,9 @@ def test_undo_takes_back_the_last_event():
     events = [DEAL3A, ov("p1", "6H"), fec("p1", "4C"), abort("p2", "4S"), cancel("p1", "KS")]
     options = {"mode": "tracker", "rules": "abondantes", "rounds": 5}
     for n in range(1, len(events) + 1):
-        assert core.undo(GAME, NAMES[:3], options, events[:n]) == core.replay(GAME, NAMES[:3], options,
-                                                                                events[:n - 1])
+        assert core.undo(GAME, NAMES[:3], options, events[:n]) == core.replay(
+            GAME, NAMES[:3], options, events[: n - 1]
+        )
 
 
 def test_share_and_new_round_are_the_texts():
@@ -881,8 +1066,17 @@ def test_example_yann_barthes_and_joey_starr_abortion():
 def test_example_strauss_kahn_aborted_on_a_royal_ovum_queen():
     # DSK (p1) held back his 2♠ and ejaculates it on the Queen p3 leaves; Bedos (p2) aborts with the
     # other black 2 (the text writes "2♠" twice: a typo, the other black 2 is 2♣).
-    state = started(3, "abondantes", ov("p1", "5H"), hold("p1"), ov("p2", "4D"), fec("p2", "9S"),
-                    ov("p3", "QH"), hold("p3"), ejac(p1="2S"))
+    state = started(
+        3,
+        "abondantes",
+        ov("p1", "5H"),
+        hold("p1"),
+        ov("p2", "4D"),
+        fec("p2", "9S"),
+        ov("p3", "QH"),
+        hold("p3"),
+        ejac(p1="2S"),
+    )
     assert uterus(state, "p1") == ("QH", "2S")
     refused(state, abort("p2", "2S"), "gjdlv.play.seen.uterus")
     state = go(state, abort("p2", "2C"))

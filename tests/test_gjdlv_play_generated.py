@@ -142,8 +142,9 @@ class Round:
                 return
             assert embryo["comes_to_term"] is True
             assert owner["newborns"][-1] == {"gf": embryo["gf"], "gm": embryo["gm"]}
-            self.sheet.append({"type": "newborn", "player": event["player"], "gf": embryo["gf"],
-                               "gm": embryo["gm"]})
+            self.sheet.append(
+                {"type": "newborn", "player": event["player"], "gf": embryo["gf"], "gm": embryo["gm"]}
+            )
         elif kind == "abort":
             self.sheet.append({"type": "abortion", "player": event["player"]})
         elif kind == "cancel" and play["open"][-1]["act"] == "abortion":
@@ -167,8 +168,9 @@ class Round:
         assert play["phase"] == "ended"
         assert all(s["uterus"] is None or s["uterus"]["comes_to_term"] is False for s in play["seats"])
         scores = [p["round_score"] for p in view["players"]]
-        sheet = core.replay(GAME, self.players, {k: v for k, v in self.options.items() if k != "mode"},
-                            self.sheet)
+        sheet = core.replay(
+            GAME, self.players, {k: v for k, v in self.options.items() if k != "mode"}, self.sheet
+        )
         assert [p["round_score"] for p in core.view(GAME, sheet)["players"]] == scores
         # The text's scoring, from the births and abortions recorded here, takes included.
         nurseries: dict[str, list[tuple[str, str]]] = {p["id"]: [] for p in view["players"]}
@@ -220,8 +222,10 @@ def close(game: Round, scores: list[int]) -> dict:
         assert new["round_score"] == 0
     if not after["over"]:
         assert after["round"] == before["round"] + 1
-        next_first = (before["players"].index(next(p for p in before["players"]
-                                                   if p["id"] == before["first_player"])) + 1) % count
+        next_first = (
+            before["players"].index(next(p for p in before["players"] if p["id"] == before["first_player"]))
+            + 1
+        ) % count
         assert after["first_player"] == after["players"][next_first]["id"]
         assert after["play"]["phase"] == "deal" and after["play"]["active"] == after["first_player"]
     return after

@@ -75,8 +75,9 @@ def _tap_all(app, bodies_for) -> dict:
 
 
 def _touches(table_id: int, count: int) -> list[dict]:
-    return [{"id": f"t{table_id}-{i}", "type": "touched_early", "player": f"p{2 + i % 11}"}
-            for i in range(count)]
+    return [
+        {"id": f"t{table_id}-{i}", "type": "touched_early", "player": f"p{2 + i % 11}"} for i in range(count)
+    ]
 
 
 def _check_logs(app, table_ids: list[int], accepted: int) -> None:
@@ -177,8 +178,11 @@ def test_an_answer_is_stored_as_the_json_it_was_sent_as(app, client):
 
     created = client.post("/api/tables", json={"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
     code, secret = created.get_json()["code"], created.get_json()["secret"]
-    response = client.post(f"/api/tables/{code}/events", headers={"Authorization": f"Bearer {secret}"},
-                           json={"id": "once", "type": "touched_early", "player": "p2"})
+    response = client.post(
+        f"/api/tables/{code}/events",
+        headers={"Authorization": f"Bearer {secret}"},
+        json={"id": "once", "type": "touched_early", "player": "p2"},
+    )
     assert response.status_code == 201
     with app.app_context():
         query = text("SELECT CAST(result AS TEXT) FROM events WHERE client_id = 'once'")

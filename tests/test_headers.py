@@ -61,10 +61,25 @@ def test_the_policy_runs_no_inline_script_and_no_eval_only_wasm():
 
 def test_pages_static_files_and_offline_assets_carry_the_headers(client, make_table):
     table = make_table()
-    paths = ["/", "/new/morto", "/new/existentiel", "/new/gjdlv", f"/r/{table.code}", f"/t/{table.code}",
-             f"/t/{table.code}/qr", f"/t/{table.code}/p/p1", "/s", "/static/js/ui.js",
-             "/static/js/new_gjdlv.js", "/static/css/app.css", "/static/icons/icon.svg", "/sw.js",
-             "/manifest.webmanifest", "/engine/bundle.json", "/engine/messages.json"]
+    paths = [
+        "/",
+        "/new/morto",
+        "/new/existentiel",
+        "/new/gjdlv",
+        f"/r/{table.code}",
+        f"/t/{table.code}",
+        f"/t/{table.code}/qr",
+        f"/t/{table.code}/p/p1",
+        "/s",
+        "/static/js/ui.js",
+        "/static/js/new_gjdlv.js",
+        "/static/css/app.css",
+        "/static/icons/icon.svg",
+        "/sw.js",
+        "/manifest.webmanifest",
+        "/engine/bundle.json",
+        "/engine/messages.json",
+    ]
     if (PYODIDE_DIR / "pyodide.mjs").is_file():
         paths += ["/pyodide/pyodide.mjs", "/pyodide/pyodide-lock.json"]
     for path in paths:

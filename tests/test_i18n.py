@@ -57,16 +57,19 @@ def test_an_interface_key_lives_in_one_part_only(tmp_path, monkeypatch):
         i18n.interface.cache_clear()
 
 
-@pytest.mark.parametrize(("headers", "cookie", "lang"), [
-    ({}, None, "fr"),
-    ({"Accept-Language": "en-US,en;q=0.9"}, None, "en"),
-    ({"Accept-Language": "fr-FR,en;q=0.5"}, None, "fr"),  # a regional French still beats a plain en
-    ({"Accept-Language": "de-DE,en;q=0.8,fr;q=0.5"}, None, "en"),
-    ({"Accept-Language": "de-DE"}, None, "fr"),
-    ({"Accept-Language": "en-US"}, "fr", "fr"),  # the phone's switch wins over the browser
-    ({"Accept-Language": "fr-FR"}, "en", "en"),
-    ({"Accept-Language": "fr-FR"}, "xx", "fr"),  # an unknown cookie is ignored
-])
+@pytest.mark.parametrize(
+    ("headers", "cookie", "lang"),
+    [
+        ({}, None, "fr"),
+        ({"Accept-Language": "en-US,en;q=0.9"}, None, "en"),
+        ({"Accept-Language": "fr-FR,en;q=0.5"}, None, "fr"),  # a regional French still beats a plain en
+        ({"Accept-Language": "de-DE,en;q=0.8,fr;q=0.5"}, None, "en"),
+        ({"Accept-Language": "de-DE"}, None, "fr"),
+        ({"Accept-Language": "en-US"}, "fr", "fr"),  # the phone's switch wins over the browser
+        ({"Accept-Language": "fr-FR"}, "en", "en"),
+        ({"Accept-Language": "fr-FR"}, "xx", "fr"),  # an unknown cookie is ignored
+    ],
+)
 def test_the_language_of_a_request(app, headers, cookie, lang):
     client = app.test_client()
     if cookie:
@@ -121,8 +124,9 @@ def test_each_part_holds_the_shell_and_its_game_only_and_never_the_rules():
         for game in GAME_MODULES:
             own = parts[game].keys() - shell
             assert own and all(key.startswith((f"ui.{game}.", f"{game}.")) for key in own), game
-            assert set(catalogue()) & parts[game].keys() >= {code for code in catalogue()
-                                                             if code.startswith(f"{game}.")}
+            assert set(catalogue()) & parts[game].keys() >= {
+                code for code in catalogue() if code.startswith(f"{game}.")
+            }
         assert all(key.split(".")[0] not in GAME_MODULES or key.startswith("ui.") for key in shell)
         assert parts["all"] == {**parts["morto"], **parts["existentiel"], **parts["gjdlv"]}
         for game in GAME_MODULES:  # a table's own pages: less, never more (tests/test_i18n_pages.py)

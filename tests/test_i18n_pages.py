@@ -150,7 +150,7 @@ def tables_played_through(seeds=range(4)):
     actions and the cards the engine offers): each state's view, and each game's story."""
     for seed in seeds:
         rng = random.Random(f"i18n/tracker/{seed}")
-        players = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"][:rng.randint(3, 6)]
+        players = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"][: rng.randint(3, 6)]
         options = {"mode": "tracker", "rounds": 5, "rules": rng.choice(["simples", "abondantes"])}
         state, events = core.setup("gjdlv", players, options), []
         for _ in range(5000):
@@ -187,14 +187,28 @@ def test_every_code_a_tables_state_or_story_carries_is_in_its_table_views_part(g
 def test_the_table_views_codes_leave_out_refusals_and_the_checks_answers_only():
     shown = {game: view_codes(game) for game in GAME_MODULES}
     # Raised only (a refusal), or only in a check's answer: never on a table view.
-    for code in ("morto.dealer_may_touch", "morto.swap.deck", "existentiel.must_roll_first",
-                 "gjdlv.card_already_recorded", "gjdlv.play.seen.uterus", "gjdlv.check.fecundate_cc"):
+    for code in (
+        "morto.dealer_may_touch",
+        "morto.swap.deck",
+        "existentiel.must_roll_first",
+        "gjdlv.card_already_recorded",
+        "gjdlv.play.seen.uterus",
+        "gjdlv.check.fecundate_cc",
+    ):
         assert code in catalogue() and code not in shown[code.split(".", 1)[0]], code
     # In a state or a story: a note, a reason, a royal newborn's name (a constant of gjdlv_cards), a
     # step made at run time (f"gjdlv.play.expect.{phase}", also raised), a story's words; and the
     # sentences the pages word themselves, which the engine never names.
-    for code in ("morto.won", "morto.story.reveal", "morto.dead.warning", "existentiel.eliminated_refused",
-                 "existentiel.lived_at_death", "gjdlv.royal.Q", "gjdlv.play.expect.birth", "gjdlv.cc_malus"):
+    for code in (
+        "morto.won",
+        "morto.story.reveal",
+        "morto.dead.warning",
+        "existentiel.eliminated_refused",
+        "existentiel.lived_at_death",
+        "gjdlv.royal.Q",
+        "gjdlv.play.expect.birth",
+        "gjdlv.cc_malus",
+    ):
         assert code in shown[code.split(".", 1)[0]], code
     for game in GAME_MODULES:  # a game's codes only, never another's nor the shared ones
         assert all(code.startswith(f"{game}.") for code in shown[game])
@@ -214,8 +228,9 @@ def test_a_table_views_part_is_its_own_pages_words_only():
             assert not (words["pages"] | words["results"]) & referee.keys()
             # A referee's tap may be refused for anything: every code of its game's, and the shared ones.
             owners = {code: code.split(".", 1)[0] for code in catalogue()}
-            assert {code for code, owner in owners.items() if owner == game or owner not in GAME_MODULES} \
-                <= referee.keys()
+            assert {
+                code for code, owner in owners.items() if owner == game or owner not in GAME_MODULES
+            } <= referee.keys()
 
 
 def test_a_table_views_part_is_small(client):

@@ -45,8 +45,10 @@ def too_many(response, window: int = MINUTE, lang: str = "fr") -> int:
     assert error["params"] == {"retry_after": seconds}
     assert isinstance(seconds, int) and 1 <= seconds <= window + 1
     assert response.headers["Retry-After"] == str(seconds)
-    assert error["messages"] == {"fr": text("too_many_requests", {"retry_after": seconds}, "fr"),
-                                 "en": text("too_many_requests", {"retry_after": seconds}, "en")}
+    assert error["messages"] == {
+        "fr": text("too_many_requests", {"retry_after": seconds}, "fr"),
+        "en": text("too_many_requests", {"retry_after": seconds}, "en"),
+    }
     assert f"{seconds} s" in error["messages"]["fr"] and f"{seconds} s" in error["messages"]["en"]
     assert error["message"] == error["messages"][lang]
     assert response.headers["Cache-Control"] == "no-store"
@@ -65,8 +67,9 @@ def probe(client, n: int, environ: dict):
         lambda: client.get(f"/api/tables/{code}", environ_base=environ),
         lambda: client.get(f"/api/tables/{code}/log", environ_base=environ),
         lambda: client.get(f"/api/tables/{code}/history", environ_base=environ),
-        lambda: client.post(f"/api/tables/{code}/events", json={"id": "x", "type": "touched_early"},
-                            environ_base=environ),
+        lambda: client.post(
+            f"/api/tables/{code}/events", json={"id": "x", "type": "touched_early"}, environ_base=environ
+        ),
         lambda: client.get(f"/api/tables/{code}/stream", environ_base=environ),
         lambda: client.get(f"/api/tables/{code}/qr.svg", environ_base=environ),
         lambda: client.get(f"/t/{code}", environ_base=environ),
@@ -79,13 +82,21 @@ def probe(client, n: int, environ: dict):
 def tap(table, environ: dict, headers: dict | None = None, player: str = "p2"):
     """A referee's tap on ``table`` from the address in ``environ`` (with its secret unless ``headers``)."""
     body = {"id": table.new_id(), "type": "touched_early", "player": player}
-    return table.client.post(f"/api/tables/{table.code}/events", json=body, environ_base=environ,
-                             headers=table.auth if headers is None else headers)
+    return table.client.post(
+        f"/api/tables/{table.code}/events",
+        json=body,
+        environ_base=environ,
+        headers=table.auth if headers is None else headers,
+    )
 
 
 def undo(table, environ: dict, headers: dict | None = None):
-    return table.client.post(f"/api/tables/{table.code}/undo", json={}, environ_base=environ,
-                             headers=table.auth if headers is None else headers)
+    return table.client.post(
+        f"/api/tables/{table.code}/undo",
+        json={},
+        environ_base=environ,
+        headers=table.auth if headers is None else headers,
+    )
 
 
 def counters(app) -> dict[str, int]:
@@ -102,8 +113,10 @@ def test_wrong_codes_past_the_limit_get_429_and_found_tables_never_count(client,
         # Meanwhile the stranger's good reads keep working, and are not counted.
         assert client.get(f"/api/tables/{table.code}", environ_base=STRANGER).status_code == 200
         assert probe(client, n, STRANGER).status_code == 404, n
-    seconds = too_many(client.get(f"/api/tables/{wrong_code(30)}", environ_base=STRANGER,
-                                  headers={"Accept-Language": "en"}), lang="en")
+    seconds = too_many(
+        client.get(f"/api/tables/{wrong_code(30)}", environ_base=STRANGER, headers={"Accept-Language": "en"}),
+        lang="en",
+    )
     assert seconds <= MINUTE + 1
 
     # Past the limit the address gets 429 on every route naming a table, a good code included:
@@ -124,8 +137,12 @@ def test_wrong_codes_past_the_limit_get_429_and_found_tables_never_count(client,
 
     # Routes naming no table stay open to it; other addresses are not affected.
     assert client.get("/", environ_base=STRANGER).status_code == 200
-    assert client.post("/api/tables", json={"game": "morto", "players": MORTO_NAMES},
-                       environ_base=STRANGER).status_code == 201
+    assert (
+        client.post(
+            "/api/tables", json={"game": "morto", "players": MORTO_NAMES}, environ_base=STRANGER
+        ).status_code
+        == 201
+    )
     assert client.get(f"/api/tables/{table.code}", environ_base=NEIGHBOUR).status_code == 200
     assert probe(client, 0, NEIGHBOUR).status_code == 404
     assert table.get()["version"] == 2
@@ -203,8 +220,11 @@ def test_sixty_new_tables_an_hour_per_address(client):
     statuses = []
     for n in range(60):
         if n % 10 == 9:  # a refused creation counts too
-            statuses.append(client.post("/api/tables", data=b"{", content_type="application/json",
-                                        environ_base=STRANGER).status_code)
+            statuses.append(
+                client.post(
+                    "/api/tables", data=b"{", content_type="application/json", environ_base=STRANGER
+                ).status_code
+            )
         else:
             statuses.append(client.post("/api/tables", json=body, environ_base=STRANGER).status_code)
     assert statuses.count(201) == 54 and statuses.count(400) == 6

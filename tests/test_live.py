@@ -50,7 +50,11 @@ class Served:
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
                 [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port), *options],
-                env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + START_SECONDS  # only bounds a server that never comes up
@@ -99,8 +103,9 @@ class Stream:
     """One follower: an open ``/stream`` response, read event by event."""
 
     def __init__(self, port: int, code: str, last_id: str | None, address: str):
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_SECONDS,
-                                                     source_address=(address, 0))
+        self.connection = http.client.HTTPConnection(
+            "127.0.0.1", port, timeout=READ_SECONDS, source_address=(address, 0)
+        )
         headers = {"Accept": "text/event-stream"}
         if last_id is not None:
             headers["Last-Event-ID"] = last_id

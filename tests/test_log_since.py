@@ -38,9 +38,10 @@ def test_since_any_past_version_the_phone_rebuilds_the_whole_log(client, make_ta
         moved = log(client, table.code, since)
         assert moved["since"] == since
         assert {k: moved[k] for k in ("code", "game", "players", "options", "version", "state")} == {
-            k: now[k] for k in ("code", "game", "players", "options", "version", "state")}
+            k: now[k] for k in ("code", "game", "players", "options", "version", "state")
+        }
         assert 0 <= moved["keep"] <= len(then["events"])
-        assert then["events"][:moved["keep"]] + moved["events"] == now["events"]
+        assert then["events"][: moved["keep"]] + moved["events"] == now["events"]
     assert log(client, table.code, now["version"])["events"] == []
     assert log(client, table.code, now["version"])["keep"] == len(now["events"])
     assert "since" not in now and "keep" not in now
@@ -72,8 +73,9 @@ def test_a_version_the_table_never_had_is_refused(client, make_table, since):
 
 @pytest.mark.parametrize("write", ["event", "undo"])
 @pytest.mark.parametrize("since", [None, 1])
-def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(app, client, make_table, monkeypatch,
-                                                                        write, since):
+def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(
+    app, client, make_table, monkeypatch, write, since
+):
     """The row (version, state) and the log's events are read by separate statements: a write that
     commits between them (another referee's tap, a phone's own tap in flight) must not give a log one
     event ahead of, or behind, the version it names: the reader gets the table as it was when its
@@ -105,6 +107,7 @@ def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(app, cli
                 thread.start()
                 thread.join(30)
             return read(*args)
+
         return wrapper
 
     before = log(client, table.code)
@@ -114,10 +117,9 @@ def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(app, cli
     assert raced
     # One snapshot: the table as it was when the reads began, the write landing after them.
     assert answer["version"] == before["version"] == 2
-    whole = answer["events"] if since is None else before["events"][:answer["keep"]] + answer["events"]
+    whole = answer["events"] if since is None else before["events"][: answer["keep"]] + answer["events"]
     assert whole == before["events"]
-    replayed = core.replay("morto", answer["players"], answer["options"],
-                           [entry["event"] for entry in whole])
+    replayed = core.replay("morto", answer["players"], answer["options"], [entry["event"] for entry in whole])
     assert core.view("morto", replayed) == answer["state"]
     after = log(client, table.code)  # the next read has the write
     assert after["version"] == 3
@@ -125,8 +127,9 @@ def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(app, cli
 
 
 @pytest.mark.parametrize("path", ["log", "log?since=1", "history?limit=50"])
-def test_a_reader_is_answered_however_many_writes_land_while_it_reads(app, client, make_table, monkeypatch,
-                                                                      path):
+def test_a_reader_is_answered_however_many_writes_land_while_it_reads(
+    app, client, make_table, monkeypatch, path
+):
     """A referee catching up after a night offline sends its taps one after the other while the
     story panel and the phone's log read: writes landing between a reader's every two statements
     must never turn its answer into a 503 (reads that ran again until no write got in between gave
@@ -143,8 +146,10 @@ def test_a_reader_is_answered_however_many_writes_land_while_it_reads(app, clien
 
     def land_a_write() -> None:
         with app.app_context():
-            store.append_event(table_id, {"id": f"w{len(landed)}", "type": "touched_early",
-                                          "player": f"p{2 + len(landed) % 4}"})
+            store.append_event(
+                table_id,
+                {"id": f"w{len(landed)}", "type": "touched_early", "player": f"p{2 + len(landed) % 4}"},
+            )
             landed.append(1)
 
     def racing(read):
@@ -153,6 +158,7 @@ def test_a_reader_is_answered_however_many_writes_land_while_it_reads(app, clien
             thread.start()
             thread.join(30)
             return read(*args, **kwargs)
+
         return wrapper
 
     monkeypatch.setattr(store, "active_events", racing(store.active_events))

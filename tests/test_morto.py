@@ -183,8 +183,9 @@ def test_players_may_be_given_as_objects():
     assert [p["name"] for p in view["players"]] == ["Ada", "Bruno", "Chiara"]
 
 
-@pytest.mark.parametrize("twins", [["Ada", "ada"], ["ADA", " ada "], ["Élodie", "éLODIE"],
-                                   ["Straße", "STRASSE"]])
+@pytest.mark.parametrize(
+    "twins", [["Ada", "ada"], ["ADA", " ada "], ["Élodie", "éLODIE"], ["Straße", "STRASSE"]]
+)
 def test_names_are_unique_ignoring_case(twins):
     refuse_setup(["Bruno", *twins], {}, "duplicate_name")
 
@@ -249,8 +250,9 @@ def test_a_player_revived_this_round_holds_no_card_to_touch():
     assert lives(play(state, touch("p3")))["p3"] == lives(state)["p3"] - 1  # dealt in from the next round
 
 
-@pytest.mark.parametrize("event", [touch("p9"), touch(None), touch(2), touch(["p2"]), touch("P2"),
-                                   {"type": "touched_early"}])
+@pytest.mark.parametrize(
+    "event", [touch("p9"), touch(None), touch(2), touch(["p2"]), touch("P2"), {"type": "touched_early"}]
+)
 def test_touch_by_an_unknown_player_refused(event):
     refuse(new(5), event, "unknown_player", InvalidEvent)
 
@@ -310,8 +312,16 @@ def test_speaking_to_oneself_refused():
     refuse(new(5), speak("p2", "p2"), "morto.same_player", IllegalEvent)
 
 
-@pytest.mark.parametrize("event", [speak("p9", "p3"), speak("p2", "p9"), speak(None, "p3"),
-                                   {"type": "spoke_to_dead", "living": "p2"}, speak(["p2"], {"p": 3})])
+@pytest.mark.parametrize(
+    "event",
+    [
+        speak("p9", "p3"),
+        speak("p2", "p9"),
+        speak(None, "p3"),
+        {"type": "spoke_to_dead", "living": "p2"},
+        speak(["p2"], {"p": 3}),
+    ],
+)
 def test_speaking_with_unknown_players_refused(event):
     refuse(kill(new(5), "p3"), event, "unknown_player", InvalidEvent)
 
@@ -554,8 +564,9 @@ def _finished() -> tuple[list[dict], dict]:
     return events, core.replay(GAME, names(3), {"lives": 1}, events)
 
 
-@pytest.mark.parametrize("event", [touch("p3"), speak("p3", "p1"), reveal({"p3": 4}), reveal("junk"),
-                                   touch("p9")])
+@pytest.mark.parametrize(
+    "event", [touch("p3"), speak("p3", "p1"), reveal({"p3": 4}), reveal("junk"), touch("p9")]
+)
 def test_once_over_every_event_is_refused(event):
     _, state = _finished()
     refuse(state, event, "game_over", IllegalEvent)

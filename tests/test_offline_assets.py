@@ -19,9 +19,16 @@ from worker import jsonio, qr
 def test_bundle_holds_the_whole_engine_and_runs_alone(client, tmp_path):
     """The bundled files alone (no site-packages) run the engine and draw a snapshot QR, as Pyodide will."""
     bundle = client.get("/engine/bundle.json").get_json()
-    assert {"engine/core.py", "engine/morto.py", "engine/existentiel.py", "engine/gjdlv.py",
-            "engine/messages.py", "worker/jsonio.py", "worker/qr.py",
-            "qrcode/__init__.py"} <= set(bundle["files"])
+    assert {
+        "engine/core.py",
+        "engine/morto.py",
+        "engine/existentiel.py",
+        "engine/gjdlv.py",
+        "engine/messages.py",
+        "worker/jsonio.py",
+        "worker/qr.py",
+        "qrcode/__init__.py",
+    } <= set(bundle["files"])
     for name, source in bundle["files"].items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(source)
@@ -59,9 +66,15 @@ def test_service_worker_precaches_the_shell_and_keeps_the_runtime_apart(client):
     body = response.get_data(as_text=True)
     version = offline_version(client)
     shell, engine = sw_list(body, "SHELL_ASSETS"), sw_list(body, "ENGINE_ASSETS")
-    for url in ("/", "/s", "/manifest.webmanifest", f"/static/v/{version}/js/referee.js",
-                f"/static/v/{version}/js/engine-worker.js", f"/static/v/{version}/js/games/morto.js",
-                f"/static/v/{version}/css/app.css"):
+    for url in (
+        "/",
+        "/s",
+        "/manifest.webmanifest",
+        f"/static/v/{version}/js/referee.js",
+        f"/static/v/{version}/js/engine-worker.js",
+        f"/static/v/{version}/js/games/morto.js",
+        f"/static/v/{version}/css/app.css",
+    ):
         assert url in shell
     # A follower's phone precaches the shell only: the runtime and the bundle are the referee's.
     assert not [url for url in shell if url.startswith(("/pyodide/", "/engine/"))]
@@ -99,8 +112,17 @@ def test_pages_link_versioned_static_files_cached_as_immutable(client, make_tabl
     assert client.get(f"/static/v/{version}/../companion/__init__.py").status_code == 404
 
 
-@pytest.mark.parametrize("path", ["/", "/static/v/{version}/js/sync.js", "/static/v/{version}/css/app.css",
-                                  "/static/js/sync.js", "/i18n/fr.json", "/engine/bundle.json"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/static/v/{version}/js/sync.js",
+        "/static/v/{version}/css/app.css",
+        "/static/js/sync.js",
+        "/i18n/fr.json",
+        "/engine/bundle.json",
+    ],
+)
 def test_text_answers_are_compressed_when_the_browser_asks(client, path):
     path = path.format(version=offline_version(client))
     plain = client.get(path)
@@ -119,15 +141,17 @@ def test_text_answers_are_compressed_when_the_browser_asks(client, path):
 
 def test_a_conditional_request_for_a_compressed_catalogue_is_answered_not_modified(client):
     first = client.get("/i18n/fr.json", headers={"Accept-Encoding": "gzip"})
-    again = client.get("/i18n/fr.json",
-                       headers={"Accept-Encoding": "gzip", "If-None-Match": first.headers["ETag"]})
+    again = client.get(
+        "/i18n/fr.json", headers={"Accept-Encoding": "gzip", "If-None-Match": first.headers["ETag"]}
+    )
     assert again.status_code == 304
 
 
 def test_the_live_stream_is_never_compressed(client, make_table):
     table = make_table()
-    with client.get(f"/api/tables/{table.code}/stream", headers={"Accept-Encoding": "gzip, br, zstd"},
-                    buffered=False) as response:
+    with client.get(
+        f"/api/tables/{table.code}/stream", headers={"Accept-Encoding": "gzip, br, zstd"}, buffered=False
+    ) as response:
         assert response.mimetype == "text/event-stream"
         assert "Content-Encoding" not in response.headers
         assert response.is_streamed
@@ -174,18 +198,27 @@ def test_pyodide_runtime_is_served_compressed(client):
 
 
 def _morto_request(pending):
-    return {"game": "morto", "players": ["A", "B", "C"], "options": {"lives": 1},
-            "events": [{"type": "touched_early", "player": "p2"}], "pending": pending}
+    return {
+        "game": "morto",
+        "players": ["A", "B", "C"],
+        "options": {"lives": 1},
+        "events": [{"type": "touched_early", "player": "p2"}],
+        "pending": pending,
+    }
 
 
 def test_project_replays_the_outbox_and_flags_what_no_longer_holds():
-    answer = jsonio.project(_morto_request([
-        {"kind": "event", "event": {"type": "touched_early", "player": "p2"}},  # p2 is already dead
-        {"kind": "event", "event": {"type": "touched_early", "player": "p3"}},
-        {"kind": "undo"},
-        {"kind": "undo"},
-        {"kind": "undo"},  # nothing left to undo
-    ]))
+    answer = jsonio.project(
+        _morto_request(
+            [
+                {"kind": "event", "event": {"type": "touched_early", "player": "p2"}},  # p2 is already dead
+                {"kind": "event", "event": {"type": "touched_early", "player": "p3"}},
+                {"kind": "undo"},
+                {"kind": "undo"},
+                {"kind": "undo"},  # nothing left to undo
+            ]
+        )
+    )
     assert [r["ok"] for r in answer["pending"]] == [False, True, True, True, False]
     assert answer["pending"][0]["error"]["code"] == "morto.dead_cannot_touch"
     assert answer["pending"][4]["error"]["code"] == "nothing_to_undo"
@@ -195,10 +228,17 @@ def test_project_replays_the_outbox_and_flags_what_no_longer_holds():
 
 
 def test_project_gives_what_the_server_would():
-    events = [{"type": "reveal", "cards": {"p1": 3, "p2": 3, "p3": 9}},
-              {"type": "touched_early", "player": "p3"}]
-    request = {"game": "morto", "players": ["A", "B", "C"], "options": {}, "events": [],
-               "pending": [{"kind": "event", "event": e} for e in events]}
+    events = [
+        {"type": "reveal", "cards": {"p1": 3, "p2": 3, "p3": 9}},
+        {"type": "touched_early", "player": "p3"},
+    ]
+    request = {
+        "game": "morto",
+        "players": ["A", "B", "C"],
+        "options": {},
+        "events": [],
+        "pending": [{"kind": "event", "event": e} for e in events],
+    }
     server = core.view("morto", core.replay("morto", ["A", "B", "C"], {}, events))
     assert json.loads(jsonio.handle(json.dumps({"op": "project", **request})))["state"] == server
 
@@ -206,22 +246,30 @@ def test_project_gives_what_the_server_would():
 def test_check_runs_on_the_last_projection():
     jsonio.project(_morto_request([]))
     answer = jsonio.check({"name": "swap", "params": {"face_up": {"p1": 10}}})["answer"]  # p2 is dead
-    assert [turn["code"] for turn in answer["turns"]] == ["morto.swap.blocked_by_re",
-                                                           "morto.swap.own_face_up"]
+    assert [turn["code"] for turn in answer["turns"]] == [
+        "morto.swap.blocked_by_re",
+        "morto.swap.own_face_up",
+    ]
     assert jsonio.check({"name": "nope"})["error"]["code"] == "unknown_check"
     bad_face_up = jsonio.check({"name": "swap", "params": {"face_up": {"p3": 4}}})
     assert bad_face_up["error"]["code"] == "morto.bad_face_up"
 
 
-@pytest.mark.parametrize("game, players", [
-    ("morto", [f"Joueur·euse {i}" for i in range(20)]),
-    ("existentiel", [{"name": f"Joueur·euse {i}", "birth_month": 1 + i % 12} for i in range(12)]),
-    ("gjdlv", [f"Joueur·euse {i}" for i in range(6)]),
-])
+@pytest.mark.parametrize(
+    "game, players",
+    [
+        ("morto", [f"Joueur·euse {i}" for i in range(20)]),
+        ("existentiel", [{"name": f"Joueur·euse {i}", "birth_month": 1 + i % 12} for i in range(12)]),
+        ("gjdlv", [f"Joueur·euse {i}" for i in range(6)]),
+    ],
+)
 def test_snapshot_round_trips_and_fits_a_qr_code(game, players):
-    view = {"game": game, "code": "ABCDEF", "at": "2026-11-21T20:00:00Z",
-            "state": core.view(game, core.setup(game, players, {}))}
+    view = {
+        "game": game,
+        "code": "ABCDEF",
+        "at": "2026-11-21T20:00:00Z",
+        "state": core.view(game, core.setup(game, players, {})),
+    }
     result = qr.snapshot_qr({"base": "http://192.168.1.20:8000/s", "view": view})
     assert result["svg"].startswith("<svg"), result.get("error")
     assert qr.snapshot_view(result["url"].split("#", 1)[1]) == view
-

@@ -63,8 +63,11 @@ def create(client, body: dict, events: list[dict]) -> dict:
     assert response.status_code == 201, response.get_json()
     table = response.get_json()
     for number, event in enumerate(events):
-        answer = client.post(f"/api/tables/{table['code']}/events", json={"id": f"setup-{number}", **event},
-                             headers=bearer(table["secret"]))
+        answer = client.post(
+            f"/api/tables/{table['code']}/events",
+            json={"id": f"setup-{number}", **event},
+            headers=bearer(table["secret"]),
+        )
         assert answer.status_code == 201, answer.get_json()
     return {"game": body["game"], "code": table["code"], "secret": table["secret"]}
 
@@ -75,14 +78,28 @@ def tables(api_app) -> list[dict]:
     client = api_app.test_client()
     names = ["Ada", "Bruno", "Chiara", "Dario"]
     return [
-        create(client, {"game": "morto", "players": names, "options": {"lives": 2}},
-               [{"type": "touched_early", "player": "p2"}]),
-        create(client, {"game": "existentiel", "players": [{"name": "Ada", "birth_month": 3},
-                                                           {"name": "Bruno", "birth_month": 11}]},
-               [{"type": "roll", "player": "p1", "die": 4}, {"type": "accept", "player": "p1"},
-                {"type": "schedule", "at": "2031-03-07T19:30", "place": "Chez Ada"}]),
-        create(client, {"game": "gjdlv", "players": names[:3], "options": {"rules": "abondantes"}},
-               [{"type": "newborn", "player": "p1", "gf": "4H", "gm": "9S"}]),
+        create(
+            client,
+            {"game": "morto", "players": names, "options": {"lives": 2}},
+            [{"type": "touched_early", "player": "p2"}],
+        ),
+        create(
+            client,
+            {
+                "game": "existentiel",
+                "players": [{"name": "Ada", "birth_month": 3}, {"name": "Bruno", "birth_month": 11}],
+            },
+            [
+                {"type": "roll", "player": "p1", "die": 4},
+                {"type": "accept", "player": "p1"},
+                {"type": "schedule", "at": "2031-03-07T19:30", "place": "Chez Ada"},
+            ],
+        ),
+        create(
+            client,
+            {"game": "gjdlv", "players": names[:3], "options": {"rules": "abondantes"}},
+            [{"type": "newborn", "player": "p1", "gf": "4H", "gm": "9S"}],
+        ),
         create(client, {"game": "existentiel", "players": [{"name": "Zoé", "birth_month": 7}]}, []),
     ]
 
@@ -188,7 +205,6 @@ def test_the_document_is_served(client):
     document = response.get_json()
     assert document["openapi"].startswith("3.1")
     assert document["components"]["securitySchemes"]["referee"]["scheme"] == "bearer"
-
 
 
 def test_the_document_is_valid_openapi():

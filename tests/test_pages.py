@@ -20,8 +20,10 @@ SCOPES = {
 
 def stylesheets(client, path: str) -> list[str]:
     page = client.get(path).get_data(as_text=True)
-    return [re.sub(r"^/static/v/[0-9a-f]{12}/", "", href)
-            for href in re.findall(r'<link rel="stylesheet" href="([^"]+)"', page)]
+    return [
+        re.sub(r"^/static/v/[0-9a-f]{12}/", "", href)
+        for href in re.findall(r'<link rel="stylesheet" href="([^"]+)"', page)
+    ]
 
 
 def test_a_page_links_app_css_and_its_games_stylesheet_only(client, make_table):
@@ -50,8 +52,10 @@ def test_every_rule_of_a_games_stylesheet_is_scoped_to_that_game():
         text = re.sub(r"@media[^{]*\{", "", text)  # a media query wraps rules: its rules are checked
         for selectors in re.findall(r"([^{}]+)\{[^{}]*\}", text):
             for selector in selectors.split(","):
-                assert any(scope in selector for scope in SCOPES[path.stem.removesuffix("_referee")]), \
-                    (path.name, selector.strip())
+                assert any(scope in selector for scope in SCOPES[path.stem.removesuffix("_referee")]), (
+                    path.name,
+                    selector.strip(),
+                )
 
 
 def test_the_service_worker_keeps_every_games_stylesheet(client):

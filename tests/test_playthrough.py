@@ -78,8 +78,20 @@ class Generator:
             return {"type": rng.choice(["", "undo", "knock", None, 3, self.types])}
         event = {"type": rng.choice(self.types)}
         ids = [p["id"] for p in view["players"]]
-        for field in ("player", "living", "dead", "from", "cards", "gf", "gm", "die", "success", "at",
-                      "name", "birth_month"):
+        for field in (
+            "player",
+            "living",
+            "dead",
+            "from",
+            "cards",
+            "gf",
+            "gm",
+            "die",
+            "success",
+            "at",
+            "name",
+            "birth_month",
+        ):
             if rng.random() < 0.3:
                 event[field] = rng.choice(ids) if rng.random() < 0.3 else junk(rng)
         return event
@@ -135,8 +147,11 @@ class Existentiel(Generator):
         if roll < 0.12:
             return {"type": rng.choice(self.types), "player": rng.choice(ids(view))}
         if view["phase"] == "underway" and player["current"] is not None:
-            return {"type": "validate", "player": player["id"],
-                    "success": rng.random() < 0.75 if rng.random() < 0.95 else "oui"}
+            return {
+                "type": "validate",
+                "player": player["id"],
+                "success": rng.random() < 0.75 if rng.random() < 0.95 else "oui",
+            }
         if player["offered"] is not None:
             return {"type": "accept" if rng.random() < 0.8 else "refuse", "player": player["id"]}
         return {"type": "roll", "player": player["id"], "die": rng.choice([1, 2, 3, 4, 5, 6, 6, 0, 7, "3"])}
@@ -147,8 +162,11 @@ class Gjdlv(Generator):
 
     def table(self, rng):
         count = rng.randint(2, 6)
-        options = {"rules": rng.choice(["simples", "abondantes"]), "rounds": rng.choice([5, 5, 9]),
-                   "first_player": rng.randrange(count)}
+        options = {
+            "rules": rng.choice(["simples", "abondantes"]),
+            "rounds": rng.choice([5, 5, 9]),
+            "first_player": rng.randrange(count),
+        }
         return rng.sample(NAMES, count), options
 
     def card(self, rng, view, suits):
@@ -240,8 +258,12 @@ def test_random_playthrough(game_id, seed):
         except RuleError as error:
             assert state == before
             check_refusal(error)
-            if view["over"] and isinstance(event, dict) and isinstance(event.get("type"), str) \
-                    and event["type"] in module.EVENTS:
+            if (
+                view["over"]
+                and isinstance(event, dict)
+                and isinstance(event.get("type"), str)
+                and event["type"] in module.EVENTS
+            ):
                 assert error.code == "game_over"
             in_place = copy.deepcopy(state)
             with pytest.raises(RuleError):
@@ -261,8 +283,15 @@ def test_random_playthrough(game_id, seed):
     # Replay is deterministic and is the live state, also from the events as they come back from JSON.
     assert core.replay(game_id, players, options, accepted) == state
     assert core.replay(game_id, players, options, accepted) == state
-    assert core.replay(game_id, json.loads(json.dumps(players)), json.loads(json.dumps(options)),
-                       json.loads(json.dumps(accepted))) == state
+    assert (
+        core.replay(
+            game_id,
+            json.loads(json.dumps(players)),
+            json.loads(json.dumps(options)),
+            json.loads(json.dumps(accepted)),
+        )
+        == state
+    )
     # Undo gives exactly the prefix's state, at every point.
     for count in range(1, len(accepted) + 1):
         assert core.undo(game_id, players, options, accepted[:count]) == states[count - 1]

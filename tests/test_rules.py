@@ -53,8 +53,12 @@ def raised_codes() -> set[str]:
                 if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
                     assigned.setdefault(node.targets[0].id, set()).update(_strings(node.value))
             for node in ast.walk(function):
-                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                        and node.func.id in RAISERS and node.args):
+                if not (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id in RAISERS
+                    and node.args
+                ):
                     continue
                 first = node.args[0]
                 if isinstance(first, ast.JoinedStr):
@@ -82,8 +86,14 @@ def test_the_engine_raises_codes_of_every_game_and_the_families_are_found():
     codes = raised_codes()
     for game in GAME_MODULES:
         assert any(code.startswith(game + ".") for code in codes), game
-    assert {"morto.dealer_may_speak", "gjdlv.play.expect.action", "gjdlv.play.seen.mouchoir",
-            "gjdlv.play.abort_card_or_jack", "game_over", "unknown_player"} <= codes
+    assert {
+        "morto.dealer_may_speak",
+        "gjdlv.play.expect.action",
+        "gjdlv.play.seen.mouchoir",
+        "gjdlv.play.abort_card_or_jack",
+        "game_over",
+        "unknown_player",
+    } <= codes
     # Every raised code is worded somewhere: the scan reads real codes, not fragments.
     assert codes <= set(catalogue())
 
@@ -178,8 +188,9 @@ def test_a_game_page_has_every_anchor_in_its_language(pages, game, lang):
     words = i18n.catalogue(lang)
     for section in sections(game):
         assert section["blocks"], f"{game}#{section['anchor']} says nothing"
-        keys = [section["title"]] + [key for block in section["blocks"]
-                                     for key in ([block["p"]] if "p" in block else block["ul"])]
+        keys = [section["title"]] + [
+            key for block in section["blocks"] for key in ([block["p"]] if "p" in block else block["ul"])
+        ]
         for key in keys:
             assert key in words, key
             assert " ".join(words[key].split()) in page.text, key

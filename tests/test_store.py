@@ -91,8 +91,14 @@ def test_racing_writers_keep_one_gapless_log(app):
     per_thread = 30
     targets = [f"p{i}" for i in range(2, 21)]  # everyone but the dealer p1
     bodies = [
-        [{"id": f"t{thread}-{i}", "type": "touched_early", "player": targets[(i * 2 + thread) % len(targets)]}
-         for i in range(per_thread)]
+        [
+            {
+                "id": f"t{thread}-{i}",
+                "type": "touched_early",
+                "player": targets[(i * 2 + thread) % len(targets)],
+            }
+            for i in range(per_thread)
+        ]
         for thread in range(2)
     ]
     # Both threads also send the same ids: a retry racing its original.
@@ -146,8 +152,12 @@ def test_racing_writers_with_versions_one_wins_each_version(app):
                 with app.app_context():
                     version = db.session.get(Table, table_id).version
                     db.session.remove()
-                body = {"id": f"v{thread}-{i}", "type": "touched_early",
-                        "player": f"p{2 + (i + thread) % 19}", "version": version}
+                body = {
+                    "id": f"v{thread}-{i}",
+                    "type": "touched_early",
+                    "player": f"p{2 + (i + thread) % 19}",
+                    "version": version,
+                }
                 status, answer = _write_until_answered(app, table_id, body)
                 outcomes[thread].append((body["id"], status, version, answer))
         except BaseException as error:  # noqa: BLE001
@@ -235,9 +245,19 @@ class Server:
         self.port = free_port()
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(
-                [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--workers", "2"],
-                env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                [
+                    *companion_command(),
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--workers",
+                    "2",
+                ],
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + 60  # only bounds a server that never comes up
         while True:
@@ -355,8 +375,9 @@ def test_acknowledged_events_survive_a_killed_server(served):
     assert table["state"] == undone["state"] == answers[-2]["state"]
     status, history = server.call("GET", f"/api/tables/{code}/history")
     assert [e["id"] for e in history["events"]] == [body["id"] for body in sent]
-    assert [e["event"] for e in history["events"]] == [{k: v for k, v in body.items() if k != "id"}
-                                                       for body in sent]
+    assert [e["event"] for e in history["events"]] == [
+        {k: v for k, v in body.items() if k != "id"} for body in sent
+    ]
     assert [e["undone"] for e in history["events"]] == [False] * (len(events) - 1) + [True]
     # The secret still works after the restart, and a retry of an acknowledged id is not applied again.
     status, again = server.call("POST", f"/api/tables/{code}/events", sent[0], secret)
@@ -422,15 +443,17 @@ def test_a_stream_resumes_after_the_last_version_it_saw(served):
     server.start()
     status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS[:5]})
     code, secret = created["code"], created["secret"]
-    status, answer = server.call("POST", f"/api/tables/{code}/events",
-                                 {"id": "a", "type": "touched_early", "player": "p2"}, secret)
+    status, answer = server.call(
+        "POST", f"/api/tables/{code}/events", {"id": "a", "type": "touched_early", "player": "p2"}, secret
+    )
     stream = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
     try:
         stream.request("GET", f"/api/tables/{code}/stream", headers={"Last-Event-ID": "1"})
         response = stream.getresponse()
         assert response.readline().startswith(b"retry:")  # the stream is open; version 1 is current
-        status, second = server.call("POST", f"/api/tables/{code}/events",
-                                     {"id": "b", "type": "touched_early", "player": "p3"}, secret)
+        status, second = server.call(
+            "POST", f"/api/tables/{code}/events", {"id": "b", "type": "touched_early", "player": "p3"}, secret
+        )
         assert status == 201
         assert json.loads(_read_event(response)["data"]) == second  # version 1 was not repeated
     finally:

@@ -53,14 +53,16 @@ def test_a_tap_after_the_processs_own_write_reads_nothing_before_it_writes(app, 
     else:
         assert seen == [("UPDATE tables SET", False), ("INSERT INTO events", False)]
     seen = _statements(app, lambda: table.undo())
-    assert [statement for statement, _ in seen][-1] == ("WITH moved AS" if backend == "postgresql"
-                                                        else "UPDATE events SET")
+    assert [statement for statement, _ in seen][-1] == (
+        "WITH moved AS" if backend == "postgresql" else "UPDATE events SET"
+    )
     assert not any(statement.startswith("SELECT tables") for statement, _ in seen)
     assert table.get()["version"] == 3
 
 
-def test_a_snapshot_another_process_left_behind_costs_a_retry_not_a_wrong_answer(app, client, make_table,
-                                                                                 database_url):
+def test_a_snapshot_another_process_left_behind_costs_a_retry_not_a_wrong_answer(
+    app, client, make_table, database_url
+):
     """The other process writes twice after this one kept the table: a tap sent with the table's
     real version (which the kept snapshot would call stale) is accepted, a tap with no version is
     applied on the real row, and both answers are the log's."""
@@ -91,8 +93,9 @@ def test_a_snapshot_another_process_left_behind_costs_a_retry_not_a_wrong_answer
     assert stale.get_json()["error"]["params"]["current"] == 5
 
 
-def test_an_undo_right_after_the_processs_own_event_reads_nothing_and_goes_back_exactly(app, make_table,
-                                                                                       backend):
+def test_an_undo_right_after_the_processs_own_event_reads_nothing_and_goes_back_exactly(
+    app, make_table, backend
+):
     """The event's write kept the state before it (the JSON its row held) and the event's id, so
     undoing it writes and reads nothing else; a second undo in a row does not know the state before
     the event it takes back, and reads the log's end. Every answer is the log's replay."""
@@ -142,8 +145,11 @@ def test_the_referee_secret_is_checked_against_the_kept_identity(app, client, ma
     wrong = table.post("touched_early", player="p3", headers=bearer("not-the-secret"))
     assert wrong.status_code == 403
     assert table.post("touched_early", player="p3", headers={}).status_code == 401
-    missing = client.post("/api/tables/ZZZZZZ/events", headers=table.auth,
-                          json={"id": "x", "type": "touched_early", "player": "p2"})
+    missing = client.post(
+        "/api/tables/ZZZZZZ/events",
+        headers=table.auth,
+        json={"id": "x", "type": "touched_early", "player": "p2"},
+    )
     assert missing.status_code == 404
     assert table.get()["version"] == 1
 

@@ -91,8 +91,16 @@ def pending_ops(rng: random.Random, events: list, count: int) -> list[dict]:
 
 
 def set_base(events: list, version: int) -> dict:
-    return jsonio.base_set({"code": "K7QX2M", "game": "morto", "players": PLAYERS, "options": OPTIONS,
-                            "version": version, "events": events})
+    return jsonio.base_set(
+        {
+            "code": "K7QX2M",
+            "game": "morto",
+            "players": PLAYERS,
+            "options": OPTIONS,
+            "version": version,
+            "events": events,
+        }
+    )
 
 
 def project(version: int, pending: list) -> dict:
@@ -105,7 +113,7 @@ def assert_base_is_replay(events: list) -> None:
     assert base.state == core.replay("morto", PLAYERS, OPTIONS, events)
     assert len(base.checkpoints) == len(events) // jsonio.CHECKPOINT_EVERY + 1
     for index, frozen in enumerate(base.checkpoints):
-        upto = events[:index * jsonio.CHECKPOINT_EVERY]
+        upto = events[: index * jsonio.CHECKPOINT_EVERY]
         assert jsonio.pickle.loads(frozen) == core.replay("morto", PLAYERS, OPTIONS, upto)
 
 
@@ -123,8 +131,9 @@ def test_projections_equal_a_full_replay_as_the_base_moves(seed):
         keep = rng.choice([len(events), len(events), rng.randint(0, len(events))])
         state = core.replay("morto", PLAYERS, OPTIONS, events[:keep])
         added = legal_log(rng, rng.randint(0, 9), state)
-        answer = jsonio.base_move({"code": "K7QX2M", "since": version, "keep": keep, "events": added,
-                                   "version": version + 5})
+        answer = jsonio.base_move(
+            {"code": "K7QX2M", "since": version, "keep": keep, "events": added, "version": version + 5}
+        )
         version += 5
         events = events[:keep] + added
         assert answer == {"version": version, "length": len(events)}
@@ -137,8 +146,9 @@ def test_undos_waiting_in_the_outbox_cross_checkpoints(length):
     assert len(events) == length
     set_base(events, 1)
     for undos in range(length + 2):  # one more than the log holds: nothing_to_undo
-        pending = [{"kind": "undo"}] * undos + [{"kind": "event",
-                                                 "event": {"type": "touched_early", "player": "p3"}}]
+        pending = [{"kind": "undo"}] * undos + [
+            {"kind": "event", "event": {"type": "touched_early", "player": "p3"}}
+        ]
         assert project(1, pending) == reference(events, pending)
         assert project(1, pending) == reference(events, pending)  # the rebuilt state kept aside
 
@@ -192,20 +202,44 @@ def test_a_worker_that_lacks_the_base_says_so():
 def test_a_move_that_fails_leaves_no_half_moved_base():
     set_base([{"type": "touched_early", "player": "p2"}], 1)
     with pytest.raises(RuleError):
-        jsonio.base_move({"code": "K7QX2M", "since": 1, "keep": 1, "version": 2,
-                          "events": [{"type": "touched_early", "player": "p1"}]})  # the dealer
+        jsonio.base_move(
+            {
+                "code": "K7QX2M",
+                "since": 1,
+                "keep": 1,
+                "version": 2,
+                "events": [{"type": "touched_early", "player": "p1"}],
+            }
+        )  # the dealer
     assert project(1, []) == {"stale": True}
     assert project(2, []) == {"stale": True}
 
 
 def test_the_page_talks_json_and_a_tap_sends_only_itself():
     events = legal_log(random.Random(3), 40)
-    answer = json.loads(jsonio.handle(json.dumps({"op": "base_set", "code": "K7QX2M", "game": "morto",
-                                                  "players": PLAYERS, "options": OPTIONS,
-                                                  "version": 40, "events": events})))
+    answer = json.loads(
+        jsonio.handle(
+            json.dumps(
+                {
+                    "op": "base_set",
+                    "code": "K7QX2M",
+                    "game": "morto",
+                    "players": PLAYERS,
+                    "options": OPTIONS,
+                    "version": 40,
+                    "events": events,
+                }
+            )
+        )
+    )
     assert answer == {"version": 40, "length": len(events)}
-    tap = {"op": "project", "code": "K7QX2M", "version": 40,
-           "pending": [{"kind": "event", "event": {"type": "touched_early", "player": "p2"}}]}
+    tap = {
+        "op": "project",
+        "code": "K7QX2M",
+        "version": 40,
+        "pending": [{"kind": "event", "event": {"type": "touched_early", "player": "p2"}}],
+    }
     assert len(json.dumps(tap)) < 200
-    assert json.loads(jsonio.handle(json.dumps(tap))) == json.loads(json.dumps(
-        reference(events, tap["pending"]), ensure_ascii=False))
+    assert json.loads(jsonio.handle(json.dumps(tap))) == json.loads(
+        json.dumps(reference(events, tap["pending"]), ensure_ascii=False)
+    )

@@ -69,7 +69,7 @@ class Base:
         if self._earlier and self._earlier[0] > keep:
             self._earlier = None
         self.state = self._rebuilt(keep)
-        del self.checkpoints[keep // CHECKPOINT_EVERY + 1:]
+        del self.checkpoints[keep // CHECKPOINT_EVERY + 1 :]
         del self.events[keep:]
         self._frozen = None
 
@@ -106,16 +106,20 @@ def _error(error: RuleError) -> dict:
 
 def _stale(request: dict, version_key: str) -> bool:
     """Whether this worker's base is not the one the page means (a new worker, a missed move)."""
-    return (_base is None or request.get("code", _base.code) != _base.code
-            or request.get(version_key, _base.version) != _base.version)
+    return (
+        _base is None
+        or request.get("code", _base.code) != _base.code
+        or request.get(version_key, _base.version) != _base.version
+    )
 
 
 def base_set(request: dict) -> dict:
     """The whole log ``events`` (in effect) of table ``code`` at ``version``, with its setup."""
     global _base
     _base = None
-    base = Base(request.get("code"), request["game"], request["players"], request["options"],
-                request.get("version"))
+    base = Base(
+        request.get("code"), request["game"], request["players"], request["options"], request.get("version")
+    )
     base.extend(list(request["events"]))
     _base = base
     return {"version": base.version, "length": len(base.events)}
@@ -210,8 +214,15 @@ def snapshot_qr(request: dict) -> dict:
     return draw(request)
 
 
-OPS = {"base_set": base_set, "base_move": base_move, "project": project, "check": check, "qr": qr,
-       "snapshot_qr": snapshot_qr, "warm": warm}
+OPS = {
+    "base_set": base_set,
+    "base_move": base_move,
+    "project": project,
+    "check": check,
+    "qr": qr,
+    "snapshot_qr": snapshot_qr,
+    "warm": warm,
+}
 
 
 def handle(request_json: str) -> str:

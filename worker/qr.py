@@ -25,8 +25,11 @@ def qr(request: dict) -> dict:
     import qrcode  # bundled for the browser with the engine; imported late: only QR codes need it
     import qrcode.image.svg
 
-    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_L, border=2,
-                         image_factory=qrcode.image.svg.SvgPathFillImage)
+    code = qrcode.QRCode(
+        error_correction=qrcode.constants.ERROR_CORRECT_L,
+        border=2,
+        image_factory=qrcode.image.svg.SvgPathFillImage,
+    )
     code.add_data(request["text"])
     try:
         code.make(fit=True)

@@ -8,8 +8,9 @@ target_metadata = current_app.extensions["migrate"].db.metadata
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=current_app.config["SQLALCHEMY_DATABASE_URI"], target_metadata=target_metadata,
-                      literal_binds=True)
+    context.configure(
+        url=current_app.config["SQLALCHEMY_DATABASE_URI"], target_metadata=target_metadata, literal_binds=True
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -17,8 +18,11 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = current_app.extensions["migrate"].db.engine
     with engine.connect() as connection:
-        context.configure(connection=connection, target_metadata=target_metadata,
-                          render_as_batch=connection.dialect.name == "sqlite")
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+        )
         with context.begin_transaction():
             context.run_migrations()
 

@@ -7,6 +7,7 @@ Revision ID: 0005
 Revises: 0004
 Create Date: 2026-11-25
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -24,21 +25,37 @@ def upgrade():
         batch.add_column(sa.Column("said", sa.JSON()))
         batch.add_column(sa.Column("checkpoint", sa.JSON()))
     # The events in effect of a table, latest first, without walking past its undone ones.
-    op.create_index("ix_events_in_effect", "events", ["table_id", "version"],
-                    sqlite_where=sa.text("undone = 0"), postgresql_where=sa.text("undone = false"))
+    op.create_index(
+        "ix_events_in_effect",
+        "events",
+        ["table_id", "version"],
+        sqlite_where=sa.text("undone = 0"),
+        postgresql_where=sa.text("undone = false"),
+    )
     # The few rows that still keep an answer (`store.ANSWERS_KEPT`): pruning reads only these.
-    op.create_index("ix_events_result_kept", "events", ["table_id", "version"],
-                    sqlite_where=sa.text("result IS NOT NULL"),
-                    postgresql_where=sa.text("result IS NOT NULL"))
-    op.create_index("ix_events_undo_result_kept", "events", ["table_id", "undone_version"],
-                    sqlite_where=sa.text("undo_result IS NOT NULL"),
-                    postgresql_where=sa.text("undo_result IS NOT NULL"))
+    op.create_index(
+        "ix_events_result_kept",
+        "events",
+        ["table_id", "version"],
+        sqlite_where=sa.text("result IS NOT NULL"),
+        postgresql_where=sa.text("result IS NOT NULL"),
+    )
+    op.create_index(
+        "ix_events_undo_result_kept",
+        "events",
+        ["table_id", "undone_version"],
+        sqlite_where=sa.text("undo_result IS NOT NULL"),
+        postgresql_where=sa.text("undo_result IS NOT NULL"),
+    )
     # Rows written before this revision have no words and no checkpoints: the history words them
     # by a replay, and an undo replays from the start, as before.
-    op.execute("UPDATE tables SET log_length = (SELECT COUNT(*) FROM events"
-               " WHERE events.table_id = tables.id)")
-    op.execute("UPDATE tables SET in_effect = (SELECT COUNT(*) FROM events"
-               " WHERE events.table_id = tables.id AND NOT events.undone)")
+    op.execute(
+        "UPDATE tables SET log_length = (SELECT COUNT(*) FROM events WHERE events.table_id = tables.id)"
+    )
+    op.execute(
+        "UPDATE tables SET in_effect = (SELECT COUNT(*) FROM events"
+        " WHERE events.table_id = tables.id AND NOT events.undone)"
+    )
 
 
 def downgrade():
