@@ -373,6 +373,9 @@ def _titles(options: dict) -> list[str]:
     return [_title(title, n) for n, title in enumerate(raw, start=1)]
 
 
+PLAYER_FIELDS = ("name", "birth_month")  # a player's entry: any other field is refused (``unknown_field``)
+
+
 def setup(players: list, options: dict) -> dict:
     if isinstance(players, list) and not players:
         raise InvalidEvent("existentiel.no_players")
@@ -623,6 +626,9 @@ FIELDS = {
     "validate": ("player", "success"),
     "set_title": ("adventure", "title"),
 }
+
+# The fields holding text the table supplies: shown whole (``hidden_character``).
+TEXTS = {"add_player": ("name",), "schedule": ("place",), "set_title": ("title",)}
 
 
 def actions(state: dict, view: dict | None = None) -> list[dict]:

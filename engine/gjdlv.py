@@ -357,6 +357,9 @@ def _newborn_possible(state: dict) -> bool:
 # --- setup ---------------------------------------------------------------------------------------------
 
 
+PLAYER_FIELDS = ("name",)  # a player given as an object: any other field is refused (``unknown_field``)
+
+
 def setup(players, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
     known_options(options, OPTIONS)
@@ -500,6 +503,9 @@ FIELDS = {
     "close_round": (),
     **gjdlv_play.FIELDS,
 }
+
+# The fields holding text the table supplies: shown whole (``hidden_character``).
+TEXTS = {}  # no event carries the table's own text: names are given at setup
 
 
 def actions(state: dict, view: dict | None = None) -> list[dict]:

@@ -41,8 +41,14 @@ COMMON = {
         "Unknown action “{type}” for this game.",
     ),
     "unknown_field": (
-        "Champ « {field} » inconnu pour l'action « {type} ».",
-        "Unknown field “{field}” for the action “{type}”.",
+        "Champ « {field} » inconnu dans « {type} ».",
+        "Unknown field “{field}” in “{type}”.",
+    ),
+    "hidden_character": (
+        "« {field} » contient un caractère invisible ou de contrôle ({char}) : "
+        "un nom, un titre ou un lieu ne s'écrit qu'avec des caractères visibles.",
+        "“{field}” holds an invisible or control character ({char}): "
+        "a name, a title or a place is written with visible characters only.",
     ),
     "unknown_player": (
         "Joueur·euse inconnu·e « {player} ».",

@@ -156,6 +156,9 @@ MESSAGES = {
 # --- setup ---------------------------------------------------------------------------------------
 
 
+PLAYER_FIELDS = ("name",)  # a player given as an object: any other field is refused (``unknown_field``)
+
+
 def setup(players: list, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
     known_options(options, OPTIONS)
@@ -337,6 +340,9 @@ def reveal(state: dict, event: dict) -> None:
 EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "reveal": reveal}
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
 FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards",)}
+
+# The fields holding text the table supplies: shown whole (``hidden_character``).
+TEXTS = {}  # no event carries the table's own text: names are given at setup
 
 
 def actions(state: dict, view: dict | None = None) -> list[dict]:
