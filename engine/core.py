@@ -30,7 +30,7 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 ``winners``, ``outcome`` and ``notes`` (message codes with their params) and ``actions``.
 
 The text a table supplies (names, adventure titles, a rendez-vous place: any string of a new table or
-event) shows everything it holds (`check_text`).
+event) shows everything it holds (`check_text`), and `isolate` readies it to sit inside a sentence.
 
 States and events are plain JSON values (dicts, lists, str, int, bool, None), so the same engine
 runs on the server and in the browser through Pyodide, and snapshots round-trip through JSON.
@@ -305,7 +305,7 @@ def check_new_name(raw: JSON, taken: Iterable[str]) -> str:
     return name
 
 
-# --- the text a table supplies: shown whole --------------------------------------------------------------
+# --- the text a table supplies: shown whole, and isolated in a sentence ---------------------------------
 #
 # A name, an adventure title or a rendez-vous place is read by everyone at the table, and by the
 # referee judging who is who: it must show everything it holds. Refused (`check_text`): controls
@@ -412,6 +412,40 @@ def check_text(value: JSON, where: str) -> None:
             stack.extend((v, f"{place}.{k}" if place else str(k)) for k, v in reversed(item.items()))
         elif isinstance(item, list):
             stack.extend((v, f"{place}.{i}") for i, v in reversed(list(enumerate(item))))
+
+
+# Bidi classes that can reorder the text around them: right-to-left letters, Arabic digits, and the
+# explicit embeddings, overrides and isolates (a name stored before they were refused may hold them).
+_DIRECTIONAL = frozenset({"R", "AL", "AN", "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+FSI, PDI = "\u2068", "\u2069"  # FIRST STRONG ISOLATE, POP DIRECTIONAL ISOLATE
+_OPENERS = frozenset("\u2066\u2067\u2068")  # LRI, RLI, FSI: each closed by a PDI
+
+
+def isolate(text: str) -> str:
+    """``text`` ready to sit inside a sentence or a list: between FSI and PDI when it could reorder
+    the words around it, so that it keeps its own direction and the sentence its order; else as it
+    is (copies, searches and screen readers get what was typed).
+
+    Only a right-to-left letter, an Arabic digit or a bidi control can move the words around it in a
+    left-to-right sentence whose other parts are isolated the same way; those inside isolates the
+    text already holds (a list of names, each isolated) move nothing. A PDI that closes nothing of
+    the text's own, or an isolate it never closes (a name stored before controls were refused), is
+    matched by one more FSI before or PDI after, so that it cannot end the isolate early or late.
+    ``static/js/i18n.js`` does the same in the browser."""
+    if text.isascii():
+        return text
+    depth = stray = 0
+    moves = False
+    for char in text:
+        if char in _OPENERS:
+            depth += 1
+        elif char == PDI:
+            depth, stray = (depth - 1, stray) if depth else (0, stray + 1)
+        elif depth == 0 and unicodedata.bidirectional(char) in _DIRECTIONAL:
+            moves = True
+    if not (moves or stray or depth):
+        return text
+    return FSI * (1 + stray) + text + PDI * (1 + depth)
 
 
 def player_id(index: int) -> str:

@@ -53,6 +53,7 @@ from engine.core import (
     check_new_name,
     find_player,
     integer,
+    isolate,
     known_options,
     player_id,
     player_names,
@@ -659,7 +660,7 @@ def outcome(state: dict) -> Outcome | None:
         tuple(p["id"] for p in maitres),
         "existentiel.maitres" if maitres else "existentiel.no_maitre",
         {
-            "names": ", ".join(p["name"] for p in maitres),
+            "names": ", ".join(isolate(p["name"]) for p in maitres),
             "maitres": [p["id"] for p in maitres],
             "left": [p["id"] for p in players if p["status"] == LEFT],
             "eliminated": [p["id"] for p in players if p["status"] == ELIMINATED],

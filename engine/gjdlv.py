@@ -30,6 +30,7 @@ from engine.core import (
     Outcome,
     allowed,
     find_player,
+    isolate,
     known_options,
     option_choice,
     option_int,
@@ -548,7 +549,7 @@ def outcome(state: dict) -> Outcome | None:
         reason,
         {
             "total": best,
-            "names": ", ".join(p["name"] for p in winners),
+            "names": ", ".join(isolate(p["name"]) for p in winners),
             "totals": {p["id"]: total(p) for p in state["players"]},
         },
     )
@@ -1057,7 +1058,8 @@ def _describe_contest(state: dict, event: dict) -> tuple[str, dict]:
     if not gms:
         return "gjdlv.story.ejaculate_none", {"gf": face(gf)}
     _, winner, _, _ = contest(gf, gms)
-    params = {"gf": face(gf), "gms": " · ".join(f"{_name(state, pid)} {face(gm)}" for pid, gm in gms.items())}
+    shown = " · ".join(f"{isolate(_name(state, pid))} {face(gm)}" for pid, gm in gms.items())
+    params = {"gf": face(gf), "gms": shown}
     if winner is None:
         return "gjdlv.story.ejaculate_lost", params
     return "gjdlv.story.ejaculate_won", {**params, "winner": _name(state, winner), "gm": face(gms[winner])}

@@ -2,14 +2,15 @@
 
 Codes shared by every game live here; each game module keeps its own in its ``MESSAGES``
 (codes prefixed with the game's id). A message is a ``str.format`` template over the error's
-params; a missing param leaves its placeholder visible rather than failing.
+params (`fill`): a text param that could reorder the sentence is isolated (`engine.core.isolate`),
+and a missing param leaves its placeholder visible rather than failing.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from engine.core import GAME_MODULES
+from engine.core import GAME_MODULES, isolate
 from engine.rulebook import rule_url
 
 LANGS = ("fr", "en")
@@ -159,13 +160,21 @@ class _Lenient(dict):
         return "{" + key + "}"
 
 
+def fill(template: str, params: dict) -> str:
+    """``template`` with its params, the one way every sentence is worded on the server (the engine's,
+    the pages'): a text param (a name, a title, a place, a list of names) isolated when it could turn
+    the sentence around; a missing param left visible rather than failing."""
+    isolated = {key: isolate(value) if isinstance(value, str) else value for key, value in params.items()}
+    return template.format_map(_Lenient(isolated))
+
+
 def text(code: str, params: dict | None = None, lang: str = "fr") -> str:
     """The sentence for ``code`` in ``lang`` (French when the language is unknown)."""
     pair = catalogue().get(code)
     if pair is None:
         return code
     template = pair[1] if lang == "en" else pair[0]
-    return template.format_map(_Lenient(params or {}))
+    return fill(template, params or {})
 
 
 def refusal(code: str, params: dict, lang: str = "fr") -> dict:

@@ -22,6 +22,7 @@ from engine.core import (
     RuleError,
     allowed,
     find_player,
+    isolate,
     known_options,
     option_int,
     player_id,
@@ -196,7 +197,7 @@ def play_order(state: dict) -> list[dict]:
 
 
 def _names(players: list[dict]) -> str:
-    return ", ".join(p["name"] for p in players)
+    return ", ".join(isolate(p["name"]) for p in players)
 
 
 # --- the rules' checks: each called by its event's handler and by `actions` -------------------------
@@ -501,7 +502,7 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
         return "morto.story.spoke_to_dead", {"living": living["name"], "dead": dead["name"]}
     cards = _read_cards(state, event.get("cards"))
     losing = [p for p in state["players"] if p["id"] in losers(cards)]
-    shown = " · ".join(f"{_by_id(state, pid)['name']} {RANKS[rank]}" for pid, rank in cards.items())
+    shown = " · ".join(f"{isolate(_by_id(state, pid)['name'])} {RANKS[rank]}" for pid, rank in cards.items())
     params = {
         "round": state["round"],
         "cards": shown,

@@ -1,11 +1,14 @@
 """Names that cannot deceive (issue 26): the text a table supplies (players' names, adventure titles, a
-rendez-vous place) shows everything it holds, and a player entry carries only what its game reads.
+rendez-vous place) shows everything it holds, and stays in its place in a sentence.
 
 - Hidden characters are refused (``hidden_character``, with where and which): controls, format
   characters (bidi controls, zero-width ones, the soft hyphen…), line and paragraph separators, and
   the fillers that show as blanks; the joiners and selectors that emoji and scripts need are kept. A
   table or an event refused for one changes nothing.
 - A player entry carries only the fields its game reads (``unknown_field``), as an event does.
+- Where such text meets a sentence it is isolated if it could turn the sentence around
+  (`engine.core.isolate`): every sentence the server words (refusals, pages, the CSV, the calendar)
+  and the engine's own lists of names. The browser's side is `e2e/test_names.py`.
 - A table stored before these checks (written here straight into the database) still reads,
   replays, undoes, exports and takes new events.
 """
@@ -363,3 +366,71 @@ def test_a_table_stored_with_hidden_characters_and_unknown_fields_still_reads(ap
     assert table.undo().status_code == 200  # replays from the stored setup
     assert table.event("roll", player="p2", die=4)["version"] == 5
     refused(table.post("add_player", name="Dé\u200bo", birth_month=1), 422, "hidden_character")
+
+
+# --- isolation: where a name meets a sentence -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("names", "shown"),
+    [
+        ("Ada", "Ada gagne !"),
+        ("Zoé-Åsa 3", "Zoé-Åsa 3 gagne !"),  # nothing that can turn a sentence: as typed
+        (f"{RLO}Bob", f"{FSI}{RLO}Bob{PDI} gagne !"),
+        ("שרה", f"{FSI}שרה{PDI} gagne !"),
+        ("فاطمة", f"{FSI}فاطمة{PDI} gagne !"),
+        ("Ana \u0663", f"{FSI}Ana \u0663{PDI} gagne !"),  # an Arabic-Indic digit
+        (f"{FSI}שרה{PDI}, Ada", f"{FSI}שרה{PDI}, Ada gagne !"),  # isolated already: moves nothing
+        (f"{PDI}{RLO}Bob", f"{FSI}{FSI}{PDI}{RLO}Bob{PDI} gagne !"),  # its stray PDI cannot end ours early
+        (f"{FSI}Bob", f"{FSI}{FSI}Bob{PDI}{PDI} gagne !"),  # nor its open isolate ours late
+    ],
+)
+def test_a_parameter_that_could_turn_a_sentence_around_is_isolated(names, shown):
+    assert text("morto.won", {"names": names}, "fr") == shown
+
+
+def test_the_engines_lists_of_names_isolate_each_name():
+    names = ["Ana", "שרה", "דוד", "Cyd"]
+    reveal = {"type": "reveal", "cards": {"p1": 10, "p2": 5, "p3": 7, "p4": 1}}
+    said = core.describe("morto", names, {"lives": 1}, [reveal])[0]
+    # Unisolated, "שרה 5 · דוד 7" would be one right-to-left run: each card shown beside the wrong name.
+    assert said["params"]["cards"] == f"Ana Re · {FSI}שרה{PDI} 5 · {FSI}דוד{PDI} 7 · Cyd Asso"
+    state = core.setup("morto", names, {"lives": 1})
+    state = morto_apply(state, {"p1": 1, "p2": 5, "p3": 5, "p4": 1}, {"p2": 3, "p3": 3})
+    outcome = core.view("morto", state)["outcome"]
+    assert outcome == {"reason": "morto.shared_win", "params": {"names": f"{FSI}שרה{PDI}, {FSI}דוד{PDI}"}}
+    gjdlv = core.setup("gjdlv", ["Ada", "שרה", "דוד"], {"rounds": 5})
+    for _ in range(5):
+        gjdlv = core.apply("gjdlv", gjdlv, {"type": "close_round"})
+    assert core.view("gjdlv", gjdlv)["outcome"]["params"]["names"] == f"Ada, {FSI}שרה{PDI}, {FSI}דוד{PDI}"
+    existentiel = core.setup("existentiel", [{"name": n, "birth_month": 3} for n in ("שרה", "Ada")], {})
+    for player in existentiel["players"]:  # both earned the title, then left: the game is over
+        player.update(title="maitre", status="left")
+    outcome = core.view("existentiel", existentiel)["outcome"]
+    assert (outcome["reason"], outcome["params"]["names"]) == ("existentiel.maitres", f"{FSI}שרה{PDI}, Ada")
+
+
+def morto_apply(state: dict, *reveals: dict) -> dict:
+    for cards in reveals:
+        state = core.apply("morto", state, {"type": "reveal", "cards": cards})
+    return state
+
+
+def test_the_pages_and_the_refusals_isolate_what_could_turn_them_around(app, client, make_table):
+    table = make_table("morto", ["Ana", "Bob", "Cyd"], {"lives": 1})
+    rewrite(app, table.code, players=["Ana", f"{RLO}Bob", "Cyd"])  # stored before overrides were refused
+    error = refused(table.post("spoke_to_dead", living="p3", dead="p2"), 422, "morto.listener_is_alive")
+    assert error["message"].startswith(f"{FSI}{RLO}Bob{PDI} est vivant·e : ")
+    table.event("reveal", cards={"p1": 1, "p2": 10, "p3": 2})  # Ana dies
+    table.event("reveal", cards={"p2": 10, "p3": 2})  # Cyd dies: Bob wins
+    page = client.get(f"/t/{table.code}/results").get_data(as_text=True)
+    assert f"{FSI}{RLO}Bob{PDI} gagne !" in page  # the verdict, worded by the page's t()
+    assert f"{FSI}{RLO}Bob{PDI} perd" not in page and "Ana perd une vie" in page  # the story
+
+
+def test_the_calendar_isolates_names_and_titles(make_table, client):
+    table = make_table("existentiel", [{"name": "שרה", "birth_month": 3}, {"name": "Ada", "birth_month": 4}])
+    table.event("schedule", at="2031-03-07T19:30", place="Chez Ada")
+    ics = client.get(f"/api/tables/{table.code}/rendezvous.ics").get_data(as_text=True).replace("\r\n ", "")
+    assert f"- {FSI}שרה{PDI} : pas encore d'aventure" in ics.replace("\\n", "\n")
+    assert "- Ada : pas encore d'aventure" in ics.replace("\\n", "\n")
