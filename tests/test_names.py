@@ -1,5 +1,6 @@
 """Names that cannot deceive (issue 26): the text a table supplies (players' names, adventure titles, a
-rendez-vous place) shows everything it holds, and stays in its place in a sentence.
+rendez-vous place) shows everything it holds, stays in its place in a sentence, and never runs as a
+spreadsheet's formula.
 
 - Hidden characters are refused (``hidden_character``, with where and which): controls, format
   characters (bidi controls, zero-width ones, the soft hyphen…), line and paragraph separators, and
@@ -11,14 +12,18 @@ rendez-vous place) shows everything it holds, and stays in its place in a senten
   and the engine's own lists of names. The browser's side is `e2e/test_names.py`.
 - A table stored before these checks (written here straight into the database) still reads,
   replays, undoes, exports and takes new events.
+- The CSV defuses every formula opener a spreadsheet honours, wherever it hides.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 from sqlalchemy import select
 
-from companion import openapi
+from companion import openapi, story
 from engine import core
 from engine.core import InvalidEvent, RuleError
 from engine.messages import text
@@ -434,3 +439,59 @@ def test_the_calendar_isolates_names_and_titles(make_table, client):
     ics = client.get(f"/api/tables/{table.code}/rendezvous.ics").get_data(as_text=True).replace("\r\n ", "")
     assert f"- {FSI}שרה{PDI} : pas encore d'aventure" in ics.replace("\\n", "\n")
     assert "- Ada : pas encore d'aventure" in ics.replace("\\n", "\n")
+
+
+# --- the CSV: no cell a spreadsheet would run ------------------------------------------------------------
+
+# Names as they may be stored (trimmed, but from before hidden characters were refused).
+FORMULAS = [
+    "=1+1",
+    "+1",
+    "-1",
+    "@SUM(1)",
+    "＝2+2",  # fullwidth
+    "＋2",
+    "－2",
+    "＠SUM(2)",
+    "﹦3",  # small equals sign
+    "\u200b=4",  # behind a zero-width space
+    "\ufeff@x",
+    "\u2068=5",
+    "\u200b \u00a0+6",  # invisible, then spaces
+    "\u200b\u200c \u2060＝7",
+    "\u00ad\u3000－8",
+    "\U000e0041-9",  # behind a tag character
+]
+
+
+def test_the_csv_defuses_every_formula_opener(app, client, make_table):
+    plain = ["Zoé", "1+1", "a=b", "−1"]  # U+2212 MINUS SIGN starts no formula
+    names = plain + FORMULAS
+    table = make_table("morto", [f"P{n}" for n in range(len(names))])
+    rewrite(app, table.code, players=names)
+    export = client.get(f"/api/tables/{table.code}/export.csv").get_data(as_text=True)
+    header = next(csv.reader(io.StringIO(export)))
+    assert header[1 : 1 + len(plain)] == plain
+    assert header[1 + len(plain) :] == ["'" + name for name in FORMULAS]
+
+
+@pytest.mark.parametrize("cell", ["\t=1", "\r=1", "\tAna", " =1", "\u3000＠1", "\u00a0\u200b+1"], ids=repr)
+def test_a_cell_beginning_with_a_tab_a_return_or_spaces_before_an_opener_is_defused(cell):
+    # Names are trimmed, so these reach no CSV today; a label one day might.
+    assert story._cell(cell) == "'" + cell
+    assert story._cell("Ana =1") == "Ana =1"
+
+
+def test_the_csv_defuses_a_label_that_begins_with_a_name(app, client, make_table):
+    table = make_table("existentiel", EXISTENTIEL_PLAYERS)
+    table.event("roll", player="p1", die=1)
+    table.event("roll", player="p2", die=1)
+    table.event("accept", player="p1")
+    table.event("accept", player="p2")
+    table.event("validate", player="p1", success=True)
+    rewrite(app, table.code, players=[{"name": "＝HYPERLINK(1)", "birth_month": 3}, EXISTENTIEL_PLAYERS[1]])
+    rows = list(
+        csv.reader(io.StringIO(client.get(f"/api/tables/{table.code}/export.csv").get_data(as_text=True)))
+    )
+    labels = [row[0] for row in rows]
+    assert "'＝HYPERLINK(1), aventure 4" in labels, labels
