@@ -373,6 +373,21 @@ def test_a_table_stored_with_hidden_characters_and_unknown_fields_still_reads(ap
     refused(table.post("add_player", name="Dé\u200bo", birth_month=1), 422, "hidden_character")
 
 
+def test_an_import_is_a_new_table_and_is_checked_as_one(app, client, make_table):
+    table = make_table("existentiel", EXISTENTIEL_PLAYERS)
+    table.event("schedule", at="2031-03-07T19:30", place="Chez Ada")
+    rewrite(
+        app, table.code, payloads=[{"type": "schedule", "at": "2031-03-07T19:30", "place": "Chez\u200bAda"}]
+    )
+    export = client.get(f"/api/tables/{table.code}/export").get_json()
+    error = refused(client.post("/api/tables/import", json=export), 422, "hidden_character")
+    assert error["params"] == {"field": "place", "char": "U+200B", "index": 0}
+    rewrite(app, table.code, players=[{"name": f"{RLO}Ada", "birth_month": 3}, EXISTENTIEL_PLAYERS[1]])
+    export = client.get(f"/api/tables/{table.code}/export").get_json()
+    error = refused(client.post("/api/tables/import", json=export), 422, "hidden_character")
+    assert error["params"] == {"field": "players.0.name", "char": "U+202E"}
+
+
 # --- isolation: where a name meets a sentence -------------------------------------------------------------
 
 
