@@ -143,7 +143,7 @@ def test_right_to_left_names_keep_their_cards(phone, server, screenshot):
     screenshot(page, "names-right-to-left-story")
 
 
-def test_a_name_with_an_invisible_character_is_refused_on_the_new_table_form(phone):
+def test_a_name_with_an_invisible_character_is_refused_on_the_new_table_form(phone, screenshot):
     page = phone().new_page()
     page.goto("/new/morto")
     inputs = page.locator("#names input[name=name]")
@@ -154,10 +154,12 @@ def test_a_name_with_an_invisible_character_is_refused_on_the_new_table_form(pho
     error = page.locator("#form-error")
     expect(error).to_be_visible()
     expect(error).to_have_text(
-        "«\u00a0players.1\u00a0» contient un caractère invisible ou de contrôle (U+200B)\u00a0: "
+        "«\u00a0Bo\ufffdb\u00a0» contient un caractère invisible ou de contrôle "
+        "(U+200B, montré ici par \ufffd)\u00a0: "
         "un nom, un titre ou un lieu ne s'écrit qu'avec des caractères visibles."
     )
     expect(page).to_have_url(re.compile(r"/new/morto$"))
+    screenshot(page, "names-new-table-refused")
     inputs.nth(1).fill("Bob")
     page.get_by_role("button", name="Créer la table").tap()
     expect(page).to_have_url(re.compile(r"/r/[0-9A-Z]{6}$"))

@@ -385,29 +385,41 @@ def _shown(text: str, i: int) -> bool:
     return _arabic_letter(text, i - 1, -1) and _arabic_letter(text, i + 1, 1)
 
 
+def _hidden_at(text: str) -> list[int]:
+    """Where ``text`` holds a character that shows nothing where it stands."""
+    if text.isascii():  # the common case: only controls can hide in ASCII
+        return [] if text.isprintable() else [i for i, char in enumerate(text) if not char.isprintable()]
+    flags = [range(*found.span()) for found in _FLAG_TAGS.finditer(text)]
+    return [
+        i
+        for i, char in enumerate(text)
+        if _hidden(char) and not _shown(text, i) and not any(i in flag for flag in flags)
+    ]
+
+
 def hidden_character(text: str) -> str | None:
     """The first character of ``text`` that shows nothing where it stands, or None."""
-    if text.isascii():  # the common case, at every tap: only controls can hide in ASCII
-        return None if text.isprintable() else next(c for c in text if not c.isprintable())
-    text = _FLAG_TAGS.sub("\U0001f3f4", text)
-    for i, char in enumerate(text):
-        if _hidden(char) and not _shown(text, i):
-            return char
-    return None
+    hidden = _hidden_at(text)
+    return text[hidden[0]] if hidden else None
 
 
 def check_text(value: JSON, where: str) -> None:
-    """Every string in ``value`` (a new table's players or options, a new event), as it will be kept
-    (trimmed: names, titles and places are), shows all it holds; else `InvalidEvent`
-    ``hidden_character`` with ``field``, the string's place (``players.1.name``, ``title``), and
-    ``char``, the character (``U+200B``)."""
+    """Every string in ``value`` (a new table's players or options, a new event's text), as it will
+    be kept (trimmed: names, titles and places are), shows all it holds; else `InvalidEvent`
+    ``hidden_character`` with ``field``, the string's place (``players.1.name``, ``title``),
+    ``char``, the first such character (``U+200B``), and ``text``, the string with each one shown as
+    U+FFFD (``Bo�b``): what the person typed, with what hides in it made visible."""
     stack = [(value, where)]
     while stack:
         item, place = stack.pop()
         if isinstance(item, str):
-            char = hidden_character(item.strip())
-            if char is not None:
-                raise InvalidEvent("hidden_character", field=short(place), char=f"U+{ord(char):04X}")
+            kept = item.strip()
+            hidden = _hidden_at(kept)
+            if hidden:
+                marked = set(hidden)
+                shown = "".join("\ufffd" if i in marked else char for i, char in enumerate(kept))
+                char = f"U+{ord(kept[hidden[0]]):04X}"
+                raise InvalidEvent("hidden_character", field=short(place), char=char, text=short(shown))
         elif isinstance(item, dict):
             stack.extend((v, f"{place}.{k}" if place else str(k)) for k, v in reversed(item.items()))
         elif isinstance(item, list):

@@ -46,9 +46,9 @@ COMMON = {
         "Unknown field “{field}” in “{type}”.",
     ),
     "hidden_character": (
-        "« {field} » contient un caractère invisible ou de contrôle ({char}) : "
+        "« {text} » contient un caractère invisible ou de contrôle ({char}, montré ici par �) : "
         "un nom, un titre ou un lieu ne s'écrit qu'avec des caractères visibles.",
-        "“{field}” holds an invisible or control character ({char}): "
+        "“{text}” holds an invisible or control character ({char}, shown here as �): "
         "a name, a title or a place is written with visible characters only.",
     ),
     "unknown_player": (

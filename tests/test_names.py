@@ -115,19 +115,21 @@ def u(char: str) -> str:
 def test_a_name_holding_a_hidden_character_is_refused(char):
     error = refused_by(core.setup, "morto", ["Ada", f"Bo{char}b", "Chiara"], {})
     assert isinstance(error, InvalidEvent)
-    assert (error.code, error.params) == ("hidden_character", {"field": "players.1", "char": u(char)})
+    shown = {"field": "players.1", "char": u(char), "text": "Bo\ufffdb"}  # what hides, made visible
+    assert (error.code, error.params) == ("hidden_character", shown)
     error = refused_by(core.setup, "gjdlv", ["Ada", {"name": f"Bo{char}b"}], {})
-    assert (error.code, error.params) == ("hidden_character", {"field": "players.1.name", "char": u(char)})
+    assert (error.code, error.params) == ("hidden_character", {**shown, "field": "players.1.name"})
 
 
 def test_the_refusal_names_the_rule_in_both_languages():
     error = refused_by(core.setup, "morto", ["Ada", "Bo\u200bb", "Chiara"], {})
     assert text(error.code, error.params, "fr") == (
-        "«\u00a0players.1\u00a0» contient un caractère invisible ou de contrôle (U+200B)\u00a0: "
+        "«\u00a0Bo\ufffdb\u00a0» contient un caractère invisible ou de contrôle "
+        "(U+200B, montré ici par \ufffd)\u00a0: "
         "un nom, un titre ou un lieu ne s'écrit qu'avec des caractères visibles."
     )
     assert text(error.code, error.params, "en") == (
-        "“players.1” holds an invisible or control character (U+200B): "
+        "“Bo\ufffdb” holds an invisible or control character (U+200B, shown here as \ufffd): "
         "a name, a title or a place is written with visible characters only."
     )
 
@@ -205,7 +207,10 @@ def test_the_adventure_titles_of_a_new_table_are_held_to_the_rule():
     titles = [f"Aventure {n}" for n in range(1, 30)]
     titles[4] = "Le\u00adlac"
     error = refused_by(core.setup, "existentiel", EXISTENTIEL_PLAYERS, {"titles": titles})
-    assert (error.code, error.params) == ("hidden_character", {"field": "options.titles.4", "char": "U+00AD"})
+    assert (error.code, error.params) == (
+        "hidden_character",
+        {"field": "options.titles.4", "char": "U+00AD", "text": "Le\ufffdlac"},
+    )
 
 
 def test_every_text_field_is_a_field_its_event_declares():
@@ -299,7 +304,7 @@ def test_a_new_table_with_a_hidden_character_or_an_unknown_field_is_refused(app,
     before = count_tables(app)
     response = client.post("/api/tables", json={"game": "morto", "players": ["Ada", f"{RLO}Bob", "Chiara"]})
     error = refused(response, 422, "hidden_character")
-    assert error["params"] == {"field": "players.1", "char": "U+202E"}
+    assert error["params"] == {"field": "players.1", "char": "U+202E", "text": "\ufffdBob"}
     body = {"game": "existentiel", "players": [{"name": "Ada", "birth_month": 3, "colour": "red"}]}
     error = refused(client.post("/api/tables", json=body), 422, "unknown_field")
     assert error["params"] == {"field": "colour", "type": "players", "allowed": ["name", "birth_month"]}
@@ -310,7 +315,7 @@ def test_an_event_with_a_hidden_character_changes_nothing(make_table):
     table = make_table("existentiel", EXISTENTIEL_PLAYERS)
     before = table.snapshot()
     error = refused(table.post("add_player", name="Cyd\u200b", birth_month=4), 422, "hidden_character")
-    assert error["params"] == {"field": "name", "char": "U+200B"}
+    assert error["params"] == {"field": "name", "char": "U+200B", "text": "Cyd\ufffd"}
     refused(table.post("set_title", adventure=2, title="\u2066Ici"), 422, "hidden_character")
     refused(table.post("schedule", at="2031-03-07T19:30", place="Le\u2028café"), 422, "hidden_character")
     unchanged(table, before)
@@ -381,11 +386,11 @@ def test_an_import_is_a_new_table_and_is_checked_as_one(app, client, make_table)
     )
     export = client.get(f"/api/tables/{table.code}/export").get_json()
     error = refused(client.post("/api/tables/import", json=export), 422, "hidden_character")
-    assert error["params"] == {"field": "place", "char": "U+200B", "index": 0}
+    assert error["params"] == {"field": "place", "char": "U+200B", "text": "Chez\ufffdAda", "index": 0}
     rewrite(app, table.code, players=[{"name": f"{RLO}Ada", "birth_month": 3}, EXISTENTIEL_PLAYERS[1]])
     export = client.get(f"/api/tables/{table.code}/export").get_json()
     error = refused(client.post("/api/tables/import", json=export), 422, "hidden_character")
-    assert error["params"] == {"field": "players.0.name", "char": "U+202E"}
+    assert error["params"] == {"field": "players.0.name", "char": "U+202E", "text": "\ufffdAda"}
 
 
 # --- isolation: where a name meets a sentence -------------------------------------------------------------
