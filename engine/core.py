@@ -29,8 +29,9 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 `view` here wraps a game's own view in the envelope every game shares: ``game``, ``over``,
 ``winners``, ``outcome`` and ``notes`` (message codes with their params) and ``actions``.
 
-The text a table supplies (names, adventure titles, a rendez-vous place: any string of a new table or
-event) shows everything it holds (`check_text`), and `isolate` readies it to sit inside a sentence.
+The text a table supplies (names, adventure titles, a rendez-vous place: every string of a new
+table's players and options, an event's ``TEXTS``) shows everything it holds (`check_text`), and
+`isolate` readies it to sit inside a sentence.
 
 States and events are plain JSON values (dicts, lists, str, int, bool, None), so the same engine
 runs on the server and in the browser through Pyodide, and snapshots round-trip through JSON.

@@ -35,8 +35,8 @@ export async function loadCatalogue(games = []) {
 
 // The blocks Unicode gives right-to-left scripts (every right-to-left letter and Arabic digit, assigned
 // or not yet, lies in one), the right-to-left mark and the bidi controls: a character that could
-// reorder the words around it. JavaScript has no bidi classes; tests/test_names.py and
-// e2e/test_names.py hold this to Python's own (engine/core.py, `isolate`).
+// reorder the words around it. JavaScript has no bidi classes: e2e/test_names.py holds this to
+// Python's own, code point by code point (engine/core.py, `isolate`).
 const DIRECTIONAL = /[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufefe\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 const FSI = "\u2068";
 const PDI = "\u2069";
