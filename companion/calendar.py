@@ -34,7 +34,7 @@ from flask import Blueprint, Response, url_for
 
 from companion.api import table_or_404
 from companion.errors import Refused
-from engine.core import RuleError
+from engine.core import RuleError, isolate
 from engine.existentiel import rendezvous_moment
 
 bp = Blueprint("calendar", __name__)
@@ -73,11 +73,11 @@ def _utc(moment: datetime) -> str:
 
 
 def _adventure(state: dict, number: int) -> str:
-    return f"n° {number} — {state['titles'][number - 1]}"
+    return f"n° {number} — {isolate(state['titles'][number - 1])}"
 
 
 def _player_line(state: dict, player: dict) -> str:
-    name = player["name"]
+    name = isolate(player["name"])  # a right-to-left name must not turn its line around
     if player["status"] == "eliminated":
         return f"{name} : éliminé·e"
     if player["status"] == "left":

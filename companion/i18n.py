@@ -40,7 +40,7 @@ from flask import Blueprint, Response, abort, g, request, url_for
 
 from companion.view_codes import view_codes
 from engine.core import GAME_MODULES
-from engine.messages import LANGS
+from engine.messages import LANGS, fill
 from engine.messages import catalogue as engine_catalogue
 
 FOLDER = Path(__file__).parent / "i18n"
@@ -178,15 +178,12 @@ def current() -> str:
     return lang
 
 
-class _Lenient(dict):
-    def __missing__(self, key):  # a missing param stays visible rather than failing the page
-        return "{" + key + "}"
-
-
 def t(key: str, **params) -> str:
-    """``key`` worded in the request's language; an unknown key is shown as itself."""
+    """``key`` worded in the request's language; an unknown key is shown as itself. Params are filled
+    as the engine's sentences are (`engine.messages.fill`): a name isolated when it could turn the
+    sentence around, a missing param left visible rather than failing the page."""
     template = catalogue(current()).get(key, key)
-    return template.format_map(_Lenient(params)) if params else template
+    return fill(template, params) if params else template
 
 
 def register(app) -> None:

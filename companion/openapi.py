@@ -56,7 +56,8 @@ def integer(low: int | None = None, high: int | None = None, **more) -> dict:
 
 
 STRING = {"type": "string"}
-TITLE = {"type": "string", "minLength": 1, "maxLength": 80}
+VISIBLE = "every character visible, as a name's (422 `hidden_character`)"
+TITLE = {"type": "string", "minLength": 1, "maxLength": 80, "description": f"1 to 80 characters, {VISIBLE}."}
 MOMENT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$"
 BOOLEAN = {"type": "boolean"}
 PLAYER = ref("PlayerId")
@@ -78,7 +79,10 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
         "accept": ({"player": PLAYER}, ("player",)),
         "refuse": ({"player": PLAYER}, ("player",)),
         "schedule": (
-            {"at": ref("Rendezvous"), "place": nullable({"type": "string", "maxLength": 120})},
+            {
+                "at": ref("Rendezvous"),
+                "place": nullable({"type": "string", "maxLength": 120, "description": f"{VISIBLE}."}),
+            },
             ("at",),
         ),
         "validate": ({"player": PLAYER, "success": BOOLEAN}, ("player", "success")),
@@ -151,7 +155,7 @@ def event_union() -> dict:
 
 
 def new_table_schemas() -> dict:
-    named = {"oneOf": [ref("Name"), obj({"name": ref("Name")}, ["name"], closed=False)]}
+    named = {"oneOf": [ref("Name"), obj({"name": ref("Name")}, ["name"])]}  # no other field (unknown_field)
     return {
         "NewTable_morto": obj(
             {
@@ -496,7 +500,9 @@ def schemas() -> dict:
             "type": "string",
             "minLength": 1,
             "maxLength": 40,
-            "description": "1 to 40 characters once trimmed; unique at the table, whatever the case.",
+            "description": "1 to 40 characters once trimmed, every one visible (no control, format or "
+            "blank character but the joiners emoji and scripts need: 422 `hidden_character`); unique "
+            "at the table, whatever the case.",
         },
         "ClientId": {
             "type": "string",

@@ -485,7 +485,7 @@ def _state_before_last(connection, table: Snapshot) -> tuple[int, dict]:
     if start is not None:
         state, replayed = before[start].checkpoint, before[:start]
     elif len(before) == table.in_effect - 1:  # the whole log is here: replay it from the setup
-        state, replayed = core.setup(table.game, table.players, table.options), before
+        state, replayed = core.setup(table.game, table.players, table.options, known_fields=False), before
     else:  # events written before checkpoints were kept
         active = (
             connection.execute(

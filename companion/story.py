@@ -12,6 +12,7 @@ import copy
 import csv
 import io
 import secrets
+import unicodedata
 from datetime import UTC, datetime
 
 from flask import Blueprint, abort, redirect, render_template, url_for
@@ -28,9 +29,12 @@ bp = Blueprint("story", __name__)
 
 EXPORT_FORMAT = "arbitre.table"
 EXPORT_VERSION = 1
-# What a spreadsheet would run as a formula if a cell began with it (CSV injection): a player's name
-# is the only free text in the CSV, and gets a leading apostrophe when it starts with one of these.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# What a spreadsheet would run as a formula if a cell began with it (CSV injection). Names are the
+# CSV's free text (alone in the header, at the start of some labels): a cell gets a leading apostrophe
+# when it starts with a tab or a carriage return, or when its first visible character is one of these
+# or a form of one (fullwidth ＝, small ﹦: NFKC gives the plain sign), however many spaces or
+# invisible characters come before it (a name stored before they were refused may hold them).
+FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 # --- reading a table's story ----------------------------------------------------------------------
@@ -114,7 +118,11 @@ def export(table: Table) -> dict:
 
 
 def _cell(value: str) -> str:
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
+    shown = value.lstrip()
+    while shown and core.hidden_character(shown[0]):
+        shown = shown[1:].lstrip()
+    opener = unicodedata.normalize("NFKC", shown[:1])
+    return "'" + value if value.startswith(("\t", "\r")) or opener.startswith(FORMULA_STARTS) else value
 
 
 def export_csv(table: Table, lang: str) -> str:

@@ -28,6 +28,8 @@ Shared by every e2e file, whatever the game. What they give:
 
   When a test fails, a screenshot of every open page goes to ``e2e/artifacts/failures/``.
 - ``screenshot`` (function): ``screenshot(page, name)`` saves ``e2e/artifacts/<name>.png``.
+- ``server_database`` (session): the SQLite file ``server`` writes, for a test that stores a table
+  as an older version of the app could have (what the API now refuses), straight into it.
 
 Every Playwright wait is bounded: ``expect(...)`` waits at most ``EXPECT_TIMEOUT_MS``, actions
 ``ACTION_TIMEOUT_MS``. Synchronise on what the page shows (``expect``), never on sleeps.
@@ -177,6 +179,11 @@ def server(tmp_path_factory, pytestconfig):
                 process.wait(timeout=10)
     if died is not None:
         pytest.fail(f"the app died during the session (exit {died}):\n{_tail(log_path)}")
+
+
+@pytest.fixture(scope="session")
+def server_database(server, pytestconfig) -> Path:
+    return pytestconfig.stash[_server_log_key].parent / "instance" / "arbitre.db"
 
 
 # --- the browser and the phones --------------------------------------------------------------------

@@ -6,12 +6,17 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 - ``ID``: the game's id (``"morto"``...), and ``MESSAGES``: ``{code: (french, english)}`` for the
   errors, notes and answers it names (the sentences themselves live only there),
 - ``setup(players, options) -> state``: players as the API receives them (names or objects),
+- ``PLAYER_FIELDS``: the fields a player given as an object may carry (``("name",)``, or more where
+  the game reads more); any other is refused (``unknown_field``) by `setup`, once for every game,
 - ``EVENTS``: ``{event_type: handler(state, event)}``. A handler reads the event's fields, calls the
   game's ``check_*`` functions (one per rule, raising `IllegalEvent`) and only then mutates the
   state in place, so a refused event changes nothing,
 - ``FIELDS``: ``{event_type: (field, ...)}``, every field an event of that type may carry besides
   ``type`` (and ``id`` and ``version``, which the web layer reads). Any other field is refused
   (``unknown_field``) by `apply_in_place`, once for every game,
+- ``TEXTS``: ``{event_type: (field, ...)}``, the fields holding text the table supplies (a name, a
+  title, a place: every other field is a number, an id or a card, read against what the game
+  knows), held by `apply_in_place` to `check_text`, once for every game,
 - ``actions(state, view=None) -> [event]``: the events the rules allow now, built from the same
   ``check_*`` functions, each with the fields the rules fix (the table supplies the rest: a die, a
   card). ``view`` is the game's own view of the same state when the caller has it: a game whose
@@ -23,6 +28,10 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 
 `view` here wraps a game's own view in the envelope every game shares: ``game``, ``over``,
 ``winners``, ``outcome`` and ``notes`` (message codes with their params) and ``actions``.
+
+The text a table supplies (names, adventure titles, a rendez-vous place: every string of a new
+table's players and options, an event's ``TEXTS``) shows everything it holds (`check_text`), and
+`isolate` readies it to sit inside a sentence.
 
 States and events are plain JSON values (dicts, lists, str, int, bool, None), so the same engine
 runs on the server and in the browser through Pyodide, and snapshots round-trip through JSON.
@@ -36,6 +45,7 @@ import copy
 import importlib
 import pickle
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,8 +125,14 @@ def game(game_id: JSON):
 # --- building and applying ----------------------------------------------------------------------
 
 
-def setup(game_id: str, players: JSON, options: JSON) -> dict:
-    """The state of a new table. Raises `InvalidEvent` on bad players or options."""
+def setup(game_id: str, players: JSON, options: JSON, *, known_fields: bool = True) -> dict:
+    """The state of a new table. Raises `InvalidEvent` on bad players or options.
+
+    A new table's players carry only their game's ``PLAYER_FIELDS`` and its text shows all it holds
+    (`check_text`). ``known_fields=False`` skips both, as `apply_in_place` does for events: a replay
+    reads a table the engine already accepted, perhaps before these checks existed, and a stored
+    table must stay readable.
+    """
     module = game(game_id)
     if options is None:
         options = {}
@@ -124,7 +140,24 @@ def setup(game_id: str, players: JSON, options: JSON) -> dict:
         raise InvalidEvent("bad_options")
     if not isinstance(players, list):
         raise InvalidEvent("bad_players")
+    if known_fields:
+        check_entries(module, players)
+        check_text(players, "players")
+        check_text(options, "options")
     return module.setup(players, options)
+
+
+def check_entries(module, players: list) -> None:
+    """Every player given as an object carries only the game's ``PLAYER_FIELDS``; else `InvalidEvent`
+    ``unknown_field`` naming the first other one, as for an event (``type``: ``players``)."""
+    allowed = module.PLAYER_FIELDS
+    for entry in players:
+        if isinstance(entry, dict):
+            for key in entry:
+                if key not in allowed:
+                    raise InvalidEvent(
+                        "unknown_field", field=short(key), type="players", allowed=list(allowed)
+                    )
 
 
 def apply(game_id: str, state: dict, event: JSON) -> dict:
@@ -143,13 +176,14 @@ def apply(game_id: str, state: dict, event: JSON) -> dict:
 
 def apply_in_place(module, state: dict, event: JSON, *, known_fields: bool = True) -> None:
     """Check and apply ``event`` to ``state``, guards in this order: an object, a known type, a game
-    still running, only the fields its type declares, then the game's own handler (which checks its
-    fields and rules before mutating). Once the game is over every event is ``game_over``, whatever
-    it carries.
+    still running, only the fields its type declares, text that shows all it holds (`check_text`),
+    then the game's own handler (which checks its fields and rules before mutating). Once the game is
+    over every event is ``game_over``, whatever it carries.
 
-    ``known_fields=False`` skips the fourth guard: `replay` reads a log the engine already accepted,
-    some of it perhaps before fields were checked (a handler never read an undeclared field, so the
-    state is the same either way), and a stored table must stay replayable.
+    ``known_fields=False`` skips the fourth and fifth guards: `replay` reads a log the engine already
+    accepted, some of it perhaps before fields and text were checked (a handler never read an
+    undeclared field, and text is kept as it came, so the state is the same either way), and a
+    stored table must stay replayable.
     """
     if not isinstance(event, dict):
         raise InvalidEvent("bad_event")
@@ -161,6 +195,8 @@ def apply_in_place(module, state: dict, event: JSON, *, known_fields: bool = Tru
         raise IllegalEvent("game_over")
     if known_fields:
         check_fields(module, kind, event)
+        for key in module.TEXTS.get(kind, ()):
+            check_text(event.get(key), key)
     handler(state, event)
 
 
@@ -175,7 +211,7 @@ def check_fields(module, kind: str, event: dict) -> None:
 
 def replay(game_id: str, players: JSON, options: JSON, events: Iterable[dict]) -> dict:
     """The state after ``events`` (those in effect, in order) from the table's setup."""
-    return replay_onto(game_id, setup(game_id, players, options), events)
+    return replay_onto(game_id, setup(game_id, players, options, known_fields=False), events)
 
 
 def replay_onto(game_id: str, state: dict, events: Iterable[dict]) -> dict:
@@ -268,6 +304,161 @@ def check_new_name(raw: JSON, taken: Iterable[str]) -> str:
     if name.casefold() in {other.casefold() for other in taken}:
         raise InvalidEvent("duplicate_name", name=name)
     return name
+
+
+# --- the text a table supplies: shown whole, and isolated in a sentence ---------------------------------
+#
+# A name, an adventure title or a rendez-vous place is read by everyone at the table, and by the
+# referee judging who is who: it must show everything it holds. Refused (`check_text`): controls
+# (Cc), format characters (Cf: bidi embeddings, overrides and isolates, marks, zero-width spaces and
+# joiners, the soft hyphen, tags…), line and paragraph separators, unpaired surrogates, and the
+# letters Unicode makes default-ignorable or that show as a blank (Hangul fillers, the braille
+# blank). Kept, where they do a visible job: a zero-width joiner between two emoji (a family, a
+# rainbow flag, a skin tone's profession) or after a virama (Sinhala, Malayalam); a zero-width
+# non-joiner after a virama or between two Arabic letters (Persian writes names with it); a
+# variation selector after a symbol, a digit or punctuation (emoji and text presentation, keycaps)
+# or after a CJK ideograph or a Mongolian letter (their glyph variants); the tags of a
+# subdivision's flag after its black flag. Combining marks are letters' own (an accent typed as a
+# second character): kept.
+
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_BLANK_LETTERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")  # show as nothing
+ZWNJ, ZWJ = "\u200c", "\u200d"
+_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{2,6}\U000e007f")  # e.g. 🏴 + "gbsct" + cancel
+_TONES = range(0x1F3FB, 0x1F400)  # the emoji skin tone modifiers
+
+
+def _selector(char: str) -> bool:
+    """A variation selector (VS1–VS256) or a Mongolian free variation selector."""
+    code = ord(char)
+    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF or code in (0x180B, 0x180C, 0x180D, 0x180F)
+
+
+def _hidden(char: str) -> bool:
+    """Whether ``char`` shows nothing where it stands (before its context is considered)."""
+    code = ord(char)
+    return (
+        unicodedata.category(char) in _HIDDEN_CATEGORIES
+        or char in _BLANK_LETTERS
+        or _selector(char)
+        or 0xE0000 <= code <= 0xE0FFF  # tags, and ignorable code points not yet assigned
+        or 0xFFF0 <= code <= 0xFFF8
+        or code == 0x2065
+    )
+
+
+def _varies(char: str) -> bool:
+    """Whether a variation selector after ``char`` may change how it is drawn."""
+    if unicodedata.category(char)[0] in "SNP":  # emoji and their text forms, keycaps, math variants
+        return True
+    name = unicodedata.name(char, "")
+    return name.startswith(("CJK ", "MONGOLIAN LETTER"))
+
+
+def _emoji_before(text: str, i: int) -> bool:
+    """Whether the character before ``text[i]``, past its selectors and skin tone, is an emoji."""
+    i -= 1
+    while i >= 0 and (_selector(text[i]) or ord(text[i]) in _TONES):
+        i -= 1
+    return i >= 0 and unicodedata.category(text[i]) == "So"
+
+
+def _arabic_letter(text: str, i: int, step: int) -> bool:
+    """Whether the first letter from ``i`` going ``step`` (past combining marks) is an Arabic letter."""
+    while 0 <= i < len(text) and unicodedata.category(text[i]) == "Mn":
+        i += step
+    return 0 <= i < len(text) and unicodedata.bidirectional(text[i]) == "AL"
+
+
+def _shown(text: str, i: int) -> bool:
+    """Whether the otherwise hidden ``text[i]`` does a visible job where it stands (see above)."""
+    char = text[i]
+    before = text[i - 1] if i else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    if _selector(char):
+        return bool(before) and not _hidden(before) and _varies(before)
+    if char not in (ZWJ, ZWNJ):
+        return False
+    if before and unicodedata.combining(before) == 9:  # after a virama: a conjunct's own form
+        return True
+    if char == ZWJ:
+        return _emoji_before(text, i) and unicodedata.category(after or " ") == "So"
+    return _arabic_letter(text, i - 1, -1) and _arabic_letter(text, i + 1, 1)
+
+
+def _hidden_at(text: str) -> list[int]:
+    """Where ``text`` holds a character that shows nothing where it stands."""
+    if text.isascii():  # the common case: only controls can hide in ASCII
+        return [] if text.isprintable() else [i for i, char in enumerate(text) if not char.isprintable()]
+    flags = [range(*found.span()) for found in _FLAG_TAGS.finditer(text)]
+    return [
+        i
+        for i, char in enumerate(text)
+        if _hidden(char) and not _shown(text, i) and not any(i in flag for flag in flags)
+    ]
+
+
+def hidden_character(text: str) -> str | None:
+    """The first character of ``text`` that shows nothing where it stands, or None."""
+    hidden = _hidden_at(text)
+    return text[hidden[0]] if hidden else None
+
+
+def check_text(value: JSON, where: str) -> None:
+    """Every string in ``value`` (a new table's players or options, a new event's text), as it will
+    be kept (trimmed: names, titles and places are), shows all it holds; else `InvalidEvent`
+    ``hidden_character`` with ``field``, the string's place (``players.1.name``, ``title``),
+    ``char``, the first such character (``U+200B``), and ``text``, the string with each one shown as
+    U+FFFD (``Bo�b``): what the person typed, with what hides in it made visible."""
+    stack = [(value, where)]
+    while stack:
+        item, place = stack.pop()
+        if isinstance(item, str):
+            kept = item.strip()
+            hidden = _hidden_at(kept)
+            if hidden:
+                marked = set(hidden)
+                shown = "".join("\ufffd" if i in marked else char for i, char in enumerate(kept))
+                char = f"U+{ord(kept[hidden[0]]):04X}"
+                raise InvalidEvent("hidden_character", field=short(place), char=char, text=short(shown))
+        elif isinstance(item, dict):
+            stack.extend((v, f"{place}.{k}" if place else str(k)) for k, v in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((v, f"{place}.{i}") for i, v in reversed(list(enumerate(item))))
+
+
+# Bidi classes that can reorder the text around them: right-to-left letters, Arabic digits, and the
+# explicit embeddings, overrides and isolates (a name stored before they were refused may hold them).
+_DIRECTIONAL = frozenset({"R", "AL", "AN", "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+FSI, PDI = "\u2068", "\u2069"  # FIRST STRONG ISOLATE, POP DIRECTIONAL ISOLATE
+_OPENERS = frozenset("\u2066\u2067\u2068")  # LRI, RLI, FSI: each closed by a PDI
+
+
+def isolate(text: str) -> str:
+    """``text`` ready to sit inside a sentence or a list: between FSI and PDI when it could reorder
+    the words around it, so that it keeps its own direction and the sentence its order; else as it
+    is (copies, searches and screen readers get what was typed).
+
+    Only a right-to-left letter, an Arabic digit or a bidi control can move the words around it in a
+    left-to-right sentence whose other parts are isolated the same way; those inside isolates the
+    text already holds (a list of names, each isolated) move nothing. A PDI that closes nothing of
+    the text's own, or an isolate it never closes (a name stored before controls were refused), is
+    matched by one more FSI before or PDI after, so that it cannot end the isolate early or late.
+    ``static/js/i18n.js`` does the same in the browser."""
+    if text.isascii():
+        return text
+    depth = stray = 0
+    moves = False
+    for char in text:
+        if char in _OPENERS:
+            depth += 1
+        elif char == PDI:
+            depth, stray = (depth - 1, stray) if depth else (0, stray + 1)
+        elif depth == 0 and unicodedata.bidirectional(char) in _DIRECTIONAL:
+            moves = True
+    if not (moves or stray or depth):
+        return text
+    return FSI * (1 + stray) + text + PDI * (1 + depth)
 
 
 def player_id(index: int) -> str:
@@ -385,7 +576,7 @@ def story(game_id: str, players: JSON, options: JSON, entries: Iterable[dict]) -
     each is kept (a copy for those alone) and put back once the log has moved past its undo.
     """
     module = game(game_id)
-    state = setup(game_id, players, options)
+    state = setup(game_id, players, options, known_fields=False)
     kept: list[tuple[int, dict]] = []  # (undone at, state before) of undone events, innermost last
     said = []
     for entry in entries:
@@ -415,7 +606,7 @@ def timeline(game_id: str, players: JSON, options: JSON, events: Iterable[dict])
     the start, after each milestone (a round, a validation), and at the end if the last event was
     not one. ``players`` are the final state's (a player who joined later has no number before)."""
     module = game(game_id)
-    state = setup(game_id, players, options)
+    state = setup(game_id, players, options, known_fields=False)
     points = [_point(module.START, module.score(state))]
     last_was_milestone = True
     for event in events:

@@ -53,6 +53,7 @@ from engine.core import (
     check_new_name,
     find_player,
     integer,
+    isolate,
     known_options,
     player_id,
     player_names,
@@ -373,6 +374,9 @@ def _titles(options: dict) -> list[str]:
     return [_title(title, n) for n, title in enumerate(raw, start=1)]
 
 
+PLAYER_FIELDS = ("name", "birth_month")  # a player's entry: any other field is refused (``unknown_field``)
+
+
 def setup(players: list, options: dict) -> dict:
     if isinstance(players, list) and not players:
         raise InvalidEvent("existentiel.no_players")
@@ -624,6 +628,9 @@ FIELDS = {
     "set_title": ("adventure", "title"),
 }
 
+# The fields holding text the table supplies: shown whole (``hidden_character``).
+TEXTS = {"add_player": ("name",), "schedule": ("place",), "set_title": ("title",)}
+
 
 def actions(state: dict, view: dict | None = None) -> list[dict]:
     """What the game master may record now; the die, the names and the verdicts come from the table."""
@@ -653,7 +660,7 @@ def outcome(state: dict) -> Outcome | None:
         tuple(p["id"] for p in maitres),
         "existentiel.maitres" if maitres else "existentiel.no_maitre",
         {
-            "names": ", ".join(p["name"] for p in maitres),
+            "names": ", ".join(isolate(p["name"]) for p in maitres),
             "maitres": [p["id"] for p in maitres],
             "left": [p["id"] for p in players if p["status"] == LEFT],
             "eliminated": [p["id"] for p in players if p["status"] == ELIMINATED],

@@ -30,6 +30,7 @@ from engine.core import (
     Outcome,
     allowed,
     find_player,
+    isolate,
     known_options,
     option_choice,
     option_int,
@@ -357,6 +358,9 @@ def _newborn_possible(state: dict) -> bool:
 # --- setup ---------------------------------------------------------------------------------------------
 
 
+PLAYER_FIELDS = ("name",)  # a player given as an object: any other field is refused (``unknown_field``)
+
+
 def setup(players, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
     known_options(options, OPTIONS)
@@ -501,6 +505,9 @@ FIELDS = {
     **gjdlv_play.FIELDS,
 }
 
+# The fields holding text the table supplies: shown whole (``hidden_character``).
+TEXTS = {}  # no event carries the table's own text: names are given at setup
+
 
 def actions(state: dict, view: dict | None = None) -> list[dict]:
     """What may be recorded now; the cards come from the table (a round played through lists its
@@ -542,7 +549,7 @@ def outcome(state: dict) -> Outcome | None:
         reason,
         {
             "total": best,
-            "names": ", ".join(p["name"] for p in winners),
+            "names": ", ".join(isolate(p["name"]) for p in winners),
             "totals": {p["id"]: total(p) for p in state["players"]},
         },
     )
@@ -1051,7 +1058,8 @@ def _describe_contest(state: dict, event: dict) -> tuple[str, dict]:
     if not gms:
         return "gjdlv.story.ejaculate_none", {"gf": face(gf)}
     _, winner, _, _ = contest(gf, gms)
-    params = {"gf": face(gf), "gms": " · ".join(f"{_name(state, pid)} {face(gm)}" for pid, gm in gms.items())}
+    shown = " · ".join(f"{isolate(_name(state, pid))} {face(gm)}" for pid, gm in gms.items())
+    params = {"gf": face(gf), "gms": shown}
     if winner is None:
         return "gjdlv.story.ejaculate_lost", params
     return "gjdlv.story.ejaculate_won", {**params, "winner": _name(state, winner), "gm": face(gms[winner])}

@@ -2,14 +2,15 @@
 
 Codes shared by every game live here; each game module keeps its own in its ``MESSAGES``
 (codes prefixed with the game's id). A message is a ``str.format`` template over the error's
-params; a missing param leaves its placeholder visible rather than failing.
+params (`fill`): a text param that could reorder the sentence is isolated (`engine.core.isolate`),
+and a missing param leaves its placeholder visible rather than failing.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from engine.core import GAME_MODULES
+from engine.core import GAME_MODULES, isolate
 from engine.rulebook import rule_url
 
 LANGS = ("fr", "en")
@@ -41,8 +42,14 @@ COMMON = {
         "Unknown action “{type}” for this game.",
     ),
     "unknown_field": (
-        "Champ « {field} » inconnu pour l'action « {type} ».",
-        "Unknown field “{field}” for the action “{type}”.",
+        "Champ « {field} » inconnu dans « {type} ».",
+        "Unknown field “{field}” in “{type}”.",
+    ),
+    "hidden_character": (
+        "« {text} » contient un caractère invisible ou de contrôle ({char}, montré ici par �) : "
+        "un nom, un titre ou un lieu ne s'écrit qu'avec des caractères visibles.",
+        "“{text}” holds an invisible or control character ({char}, shown here as �): "
+        "a name, a title or a place is written with visible characters only.",
     ),
     "unknown_player": (
         "Joueur·euse inconnu·e « {player} ».",
@@ -153,13 +160,21 @@ class _Lenient(dict):
         return "{" + key + "}"
 
 
+def fill(template: str, params: dict) -> str:
+    """``template`` with its params, the one way every sentence is worded on the server (the engine's,
+    the pages'): a text param (a name, a title, a place, a list of names) isolated when it could turn
+    the sentence around; a missing param left visible rather than failing."""
+    isolated = {key: isolate(value) if isinstance(value, str) else value for key, value in params.items()}
+    return template.format_map(_Lenient(isolated))
+
+
 def text(code: str, params: dict | None = None, lang: str = "fr") -> str:
     """The sentence for ``code`` in ``lang`` (French when the language is unknown)."""
     pair = catalogue().get(code)
     if pair is None:
         return code
     template = pair[1] if lang == "en" else pair[0]
-    return template.format_map(_Lenient(params or {}))
+    return fill(template, params or {})
 
 
 def refusal(code: str, params: dict, lang: str = "fr") -> dict:

@@ -22,6 +22,7 @@ from engine.core import (
     RuleError,
     allowed,
     find_player,
+    isolate,
     known_options,
     option_int,
     player_id,
@@ -156,6 +157,9 @@ MESSAGES = {
 # --- setup ---------------------------------------------------------------------------------------
 
 
+PLAYER_FIELDS = ("name",)  # a player given as an object: any other field is refused (``unknown_field``)
+
+
 def setup(players: list, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
     known_options(options, OPTIONS)
@@ -193,7 +197,7 @@ def play_order(state: dict) -> list[dict]:
 
 
 def _names(players: list[dict]) -> str:
-    return ", ".join(p["name"] for p in players)
+    return ", ".join(isolate(p["name"]) for p in players)
 
 
 # --- the rules' checks: each called by its event's handler and by `actions` -------------------------
@@ -337,6 +341,9 @@ def reveal(state: dict, event: dict) -> None:
 EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "reveal": reveal}
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
 FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards",)}
+
+# The fields holding text the table supplies: shown whole (``hidden_character``).
+TEXTS = {}  # no event carries the table's own text: names are given at setup
 
 
 def actions(state: dict, view: dict | None = None) -> list[dict]:
@@ -495,7 +502,7 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
         return "morto.story.spoke_to_dead", {"living": living["name"], "dead": dead["name"]}
     cards = _read_cards(state, event.get("cards"))
     losing = [p for p in state["players"] if p["id"] in losers(cards)]
-    shown = " · ".join(f"{_by_id(state, pid)['name']} {RANKS[rank]}" for pid, rank in cards.items())
+    shown = " · ".join(f"{isolate(_by_id(state, pid)['name'])} {RANKS[rank]}" for pid, rank in cards.items())
     params = {
         "round": state["round"],
         "cards": shown,

@@ -116,7 +116,9 @@ def test_create_an_unknown_game(client, game):
         (["Ada", 3, "Bruno"], "bad_name"),
         (["Ada", "", "Bruno"], "name_length"),
         (["Ada", "x" * 41, "Bruno"], "name_length"),
-        ([{"name": "Ada"}, {"nom": "Bruno"}, "Chiara"], "bad_name"),
+        ([{"name": "Ada"}, {"nom": "Bruno"}, "Chiara"], "unknown_field"),  # a misspelt field, named
+        ([{"name": "Ada"}, {}, "Chiara"], "bad_name"),
+        (["Ada", "Bru\u200bno", "Chiara"], "hidden_character"),
     ],
 )
 def test_create_with_bad_players(client, players, code):

@@ -572,7 +572,7 @@ def test_an_unknown_field_is_worded_in_english_too(make_table):
         headers={**bearer(table.secret), "Accept-Language": "en"},
     )
     error = response.get_json()["error"]
-    assert error["message"] == "Unknown field “note” for the action “touched_early”."
+    assert error["message"] == "Unknown field “note” in “touched_early”."
 
 
 def test_the_envelope_fields_are_not_unknown(make_table):

@@ -370,15 +370,16 @@ def test_an_unknown_field_is_named_with_its_action_and_the_fields_allowed():
         "unknown_field",
         {"field": "note", "type": "spoke_to_dead", "allowed": ["living", "dead"]},
     )
-    assert text(error.code, error.params, "fr") == "Champ « note » inconnu pour l'action « spoke_to_dead »."
-    assert text(error.code, error.params, "en") == "Unknown field “note” for the action “spoke_to_dead”."
+    assert (
+        text(error.code, error.params, "fr")
+        == "Champ «\u00a0note\u00a0» inconnu dans «\u00a0spoke_to_dead\u00a0»."
+    )
+    assert text(error.code, error.params, "en") == "Unknown field “note” in “spoke_to_dead”."
     error = refused(core.apply, "morto", state, {"type": "touched_early", "player": "p2", "z" * 50: 1})
     assert error.params == {"field": "z" * 40, "type": "touched_early", "allowed": ["player"]}
     error = refused(core.apply, "morto", state, {"type": "reveal", "cards": [], "player": "p1"})
     assert error.params == {"field": "player", "type": "reveal", "allowed": ["cards"]}
-    assert refusal(error.code, error.params, "en")["message"] == (
-        "Unknown field “player” for the action “reveal”."
-    )
+    assert refusal(error.code, error.params, "en")["message"] == ("Unknown field “player” in “reveal”.")
 
 
 def test_apply_in_place_refuses_an_unknown_field_unless_told_not_to_check_fields():

@@ -48,7 +48,7 @@ class Base:
         self.module = core.game(game_id)
         self.version = version
         self.events: list = []
-        self.state = core.setup(game_id, players, options)
+        self.state = core.setup(game_id, players, options, known_fields=False)  # as the server stored it
         self.checkpoints = [_freeze(self.state)]
         self._frozen: bytes | None = None  # self.state frozen, until the base moves
         self._earlier: tuple[int, bytes] | None = None  # the last state rebuilt before the end

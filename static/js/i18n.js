@@ -33,9 +33,39 @@ export async function loadCatalogue(games = []) {
   await Promise.all([...new Set([catalogueURL, ...others])].map(loadPart));
 }
 
+// The blocks Unicode gives right-to-left scripts (every right-to-left letter and Arabic digit, assigned
+// or not yet, lies in one), the right-to-left mark and the bidi controls: a character that could
+// reorder the words around it. JavaScript has no bidi classes: e2e/test_names.py holds this to
+// Python's own, code point by code point (engine/core.py, `isolate`).
+const DIRECTIONAL = /[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufefe\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+const FSI = "\u2068";
+const PDI = "\u2069";
+const OPENERS = "\u2066\u2067\u2068"; // LRI, RLI, FSI: each closed by a PDI
+
+// `text` ready to sit inside a sentence or a list: between FSI and PDI when it could reorder the words
+// around it (a right-to-left name, a bidi control in a name stored before they were refused), so it
+// keeps its own direction and the sentence its order; else as it is. Isolates it already holds move
+// nothing; a PDI of its own that closes nothing, or an isolate it leaves open, is matched by one more
+// FSI or PDI. The same as engine.core.isolate on the server.
+export function isolate(value) {
+  const text = String(value);
+  if (!DIRECTIONAL.test(text)) return text;
+  let depth = 0;
+  let stray = 0;
+  let moves = false;
+  for (const char of text) {
+    if (OPENERS.includes(char)) depth += 1;
+    else if (char === PDI) { if (depth) depth -= 1; else stray += 1; }
+    else if (depth === 0 && DIRECTIONAL.test(char)) moves = true;
+  }
+  if (!moves && !stray && !depth) return text;
+  return FSI.repeat(1 + stray) + text + PDI.repeat(1 + depth);
+}
+
+// Every param isolated as it needs: a name never turns the sentence that quotes it around.
 function format(template, params) {
   return template
-    .replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole))
+    .replace(/\{(\w+)\}/g, (whole, key) => (key in params ? isolate(params[key]) : whole))
     .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
 }
 

@@ -1,7 +1,7 @@
 // The results page: the chart of each player's number over the game (an inline SVG drawn from the
 // series the server computed by replaying the log), and sharing (the Web Share API, else copying
 // the link) and printing. The outcome and the story are rendered by the server.
-import { t, loadCatalogue } from "./i18n.js";
+import { isolate, loadCatalogue, t } from "./i18n.js";
 import { h, fill, toast } from "./ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -49,7 +49,7 @@ function drawChart({ chart }) {
     return svg("g", { class: `chart-series series-${n % 6}`, "data-player": player.id },
       svg("polyline", { points: path, fill: "none" }),
       ...kept.map(([i, v]) => svg("circle", { cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: 3 },
-        svg("title", {}, `${player.name} · ${t(points[i].label.code, points[i].label.params)} · ${v}`))));
+        svg("title", {}, `${isolate(player.name)} · ${t(points[i].label.code, points[i].label.params)} · ${v}`))));
   });
   box.replaceChildren(svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", "aria-hidden": "true" }, ...grid, axis, ...lines));
   fill(legend, chart.players.map((player, n) => {

@@ -1,6 +1,9 @@
 // Small DOM helpers shared by every page: element building, the toast, hearts.
-import { lang, t } from "./i18n.js";
+import { isolate, lang, t } from "./i18n.js";
 
+// An element with its attributes and children. A text child (a name, a title, a sentence) is isolated
+// as it needs (`isolate`): a right-to-left name, or a control in a name stored before they were
+// refused, never reorders the text beside it, whatever element holds it.
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -8,12 +11,12 @@ export function h(tag, attrs = {}, ...children) {
     if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
     else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else if (key === "text") el.textContent = value;
+    else if (key === "text") el.textContent = isolate(value);
     else el.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    el.append(child instanceof Node ? child : document.createTextNode(isolate(child)));
   }
   return el;
 }

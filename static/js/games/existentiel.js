@@ -4,7 +4,7 @@
 // Drawn from the engine's view alone: who is awaited from state.actions, every word from the
 // catalogue in the page's one language (the interface's `ui.existentiel.*`, the engine's codes).
 import { byId, fill, h } from "../ui.js";
-import { lang, t } from "../i18n.js";
+import { isolate, lang, t } from "../i18n.js";
 
 export const month = (n) => t(`ui.existentiel.month.${n}`);
 
@@ -114,7 +114,7 @@ export function rendezvousText(state) {
   if (!rdv) return h("p", { class: "muted", id: "rdv-none" }, t("ui.existentiel.rdv_none"));
   return h("p", { class: "rdv-when", id: "rdv-when", "data-at": rdv.at },
     h("strong", {}, formatAt(rdv.at)),
-    rdv.place ? [h("br"), h("span", { class: "rdv-place", id: "rdv-place-shown" }, `📍 ${rdv.place}`)] : null);
+    rdv.place ? [h("br"), h("span", { class: "rdv-place", id: "rdv-place-shown" }, `📍 ${isolate(rdv.place)}`)] : null);
 }
 
 function rendezvousCard(state, code) {

@@ -4,7 +4,7 @@
 // engine's view alone, every word from the catalogue. Cards keep the engine's notation ("4H", "QD") in
 // data-card; they show the page's letters (R D V, K Q J) and suit symbols, and say their names.
 import { byId, fill, h } from "../ui.js";
-import { t } from "../i18n.js";
+import { isolate, t } from "../i18n.js";
 
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
 const INK = { S: "black", C: "black", H: "red", D: "red" };
@@ -77,7 +77,7 @@ export function face(card) {
 export function pretty(text, players = {}) {
   return String(text)
     .replace(/\b(10|[A2-9JQK])([SCHD])\b/g, (_, rank, suit) => `${rankLetter(rank)}${SUIT_SYMBOL[suit]}`)
-    .replace(/\bp\d+\b/g, (id) => players[id]?.name ?? id);
+    .replace(/\bp\d+\b/g, (id) => (players[id] ? isolate(players[id].name) : id));
 }
 
 // --- the round sheet (referee and table view) ---------------------------------------------------

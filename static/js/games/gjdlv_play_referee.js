@@ -10,7 +10,7 @@
 // state.play and the sheet, every word from the catalogue in the page's one language. Nothing here
 // decides a rule: the engine judges every tap again, and the shell shows its refusals.
 import { byId, fill, h } from "../ui.js";
-import { t } from "../i18n.js";
+import { isolate, t } from "../i18n.js";
 import { checkAnswers, record } from "../actions.js";
 import { colorOf, counted, face, gapTag, icon, noteCard, roundsCard, sheetsCard } from "./gjdlv.js";
 import { cardButton, cardGrid, closeCard, queenCards, quiARaison } from "./gjdlv_referee.js";
@@ -160,7 +160,7 @@ function ejaculationCard(state, players, ctx, action, choice) {
   const holders = Object.keys(may);
   for (const pid of Object.keys(draft.ejac)) if (!may[pid]?.includes(draft.ejac[pid])) delete draft.ejac[pid];
   const gms = Object.fromEntries(holders.filter((pid) => draft.ejac[pid]).map((pid) => [pid, draft.ejac[pid]]));
-  const who = Object.keys(gms).map((pid) => players[pid].name).join(", ");
+  const who = Object.keys(gms).map((pid) => isolate(players[pid].name)).join(", ");
   const gaps = gapsWith(state, ctx, state.play.gf);
   return h("section", { class: "card gj-play gj-ejac", id: "ejaculation" },
     h("h2", {}, h("span", {}, t("ui.gjdlv.contest")), " ", state.play.gf ? face(state.play.gf) : null),

@@ -2,7 +2,7 @@
 // pieces of the table view (morto.js). Loaded by the referee page only: a table view never downloads it.
 // Buttons from state.actions, every word from the catalogue in the page's one language.
 import { byId, fill, h } from "../ui.js";
-import { t } from "../i18n.js";
+import { isolate, t } from "../i18n.js";
 import { actionsOf, checkAnswers, record } from "../actions.js";
 import { fact, icon, playerHead, statusLine, winnerBanner } from "./morto.js";
 
@@ -28,7 +28,7 @@ function rankFace(name) {
 }
 
 function names(players, ids) {
-  return ids.map((id) => players[id].name).join(", ");
+  return ids.map((id) => isolate(players[id].name)).join(", ");
 }
 
 export function referee(root, state, ctx) {
@@ -41,7 +41,7 @@ export function referee(root, state, ctx) {
     winnerBanner(state),
     state.over ? h("p", { class: "hint center" }, t("ui.morto.over_hint")) : null,
     state.over ? null : h("section", { class: "card" }, statusLine(state, players),
-      dead.length ? h("p", { class: "muted" }, fact("ui.morto.dead_label", h("strong", {}, dead.map((p) => p.name).join(", ")))) : null),
+      dead.length ? h("p", { class: "muted" }, fact("ui.morto.dead_label", h("strong", {}, dead.map((p) => isolate(p.name)).join(", ")))) : null),
     playersCard(state, players, ctx),
     state.over ? null : swapHelper(state, players, ctx),
     reveal ? revealSheet(state, players, ctx, reveal) : null,
