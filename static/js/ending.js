@@ -6,7 +6,7 @@
 // A game's winner card calls `ending(state)`; the cards already drawn redraw themselves when the
 // live stream announces the rematch (`arbitre:rematch`, from live.js), whatever the game redraws.
 // Asking for the rematch is the referee page's (ending_referee.js): a table view never loads the API.
-import { fill, h, toast, vibrate } from "./ui.js";
+import { displayCode, fill, h, toast, vibrate } from "./ui.js";
 import { recall, remember } from "./tables.js";
 import { t } from "./i18n.js";
 
@@ -24,8 +24,6 @@ function page() {
   const { code, game, role } = document.getElementById("app")?.dataset || {};
   return { code, game, role };
 }
-
-const display = (code) => `${code.slice(0, 4)}-${code.slice(4)}`;
 
 // What a finished table offers, or nothing while the game goes on (and on a snapshot, which is offline).
 export function ending(state) {
@@ -61,7 +59,7 @@ function draw(box) {
 
 function rematchButton(code) {
   const label = rematch
-    ? [h("span", {}, t("ui.ending.rematch_open")), " ", h("span", { class: "code" }, display(rematch))]
+    ? [h("span", {}, t("ui.ending.rematch_open")), " ", h("span", { class: "code" }, displayCode(rematch))]
     : t("ui.ending.rematch");
   return h("button", { type: "button", class: "primary", "data-ending-rematch": rematch || "",
     onclick: (event) => startRematch(code, event.currentTarget) }, label);
@@ -70,7 +68,7 @@ function rematchButton(code) {
 function followRematch() {
   if (!rematch) return null;
   return h("a", { class: "button primary", href: `/t/${rematch}`, "data-ending-follow": rematch },
-    h("span", {}, t("ui.ending.follow_rematch")), " ", h("span", { class: "code" }, display(rematch)));
+    h("span", {}, t("ui.ending.follow_rematch")), " ", h("span", { class: "code" }, displayCode(rematch)));
 }
 
 // The rematch is made once, whoever taps first: asking again answers the same table and the same

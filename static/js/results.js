@@ -4,7 +4,7 @@
 // link where the phone can, the link alone where it cannot, else copying the link) and printing.
 // The outcome and the story are rendered by the server; nothing here is a rule.
 import { t, loadCatalogue } from "./i18n.js";
-import { h, fill, toast } from "./ui.js";
+import { displayCode, h, fill, toast } from "./ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const data = JSON.parse(document.getElementById("results-data").textContent);
@@ -72,7 +72,7 @@ async function copyLink() {
 
 // --- the picture of the final scores ----------------------------------------------------------------
 
-export const PICTURE = { width: 1080, height: 1080 };
+const PICTURE = { width: 1080, height: 1080 };
 const EDGE = 72; // the picture's margin
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 
@@ -80,7 +80,7 @@ const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 function colours() {
   const style = getComputedStyle(document.documentElement);
   const get = (name) => style.getPropertyValue(name).trim();
-  return { bg: get("--bg"), panel: get("--panel"), ink: get("--ink"), muted: get("--muted"), accent: get("--accent-ink"), line: get("--line") };
+  return { bg: get("--bg"), panel: get("--panel"), ink: get("--ink"), muted: get("--muted"), accent: get("--accent-ink") };
 }
 
 // ``text`` cut into lines that fit ``width`` (words kept whole), at most ``most`` of them.
@@ -113,7 +113,6 @@ function drawPicture() {
   const inner = PICTURE.width - 2 * EDGE;
   ctx.fillStyle = ink.bg;
   ctx.fillRect(0, 0, PICTURE.width, PICTURE.height);
-  ctx.textBaseline = "alphabetic";
   let y = EDGE + 34;
   ctx.fillStyle = ink.muted;
   ctx.font = `600 34px ${FONT}`;
@@ -158,15 +157,14 @@ function drawPicture() {
   });
   ctx.fillStyle = ink.muted;
   ctx.font = `500 28px ${FONT}`;
-  ctx.fillText(fitted(ctx, `${t("ui.results.picture_table", { code: display(data.code) })} · ${location.host}`, inner), EDGE, PICTURE.height - EDGE + 12);
+  ctx.fillText(fitted(ctx, `${t("ui.results.picture_table", { code: displayCode(data.code) })} · ${location.host}`, inner), EDGE, PICTURE.height - EDGE + 12);
   return canvas;
 }
 
-const display = (code) => `${code.slice(0, 4)}-${code.slice(4)}`;
-
 let picture = null;
 
-// The picture as a PNG file, drawn once.
+// The picture as a PNG file, drawn once (as soon as the page is drawn: a share sheet must open
+// within the tap's moment, which waiting for a PNG could let pass).
 function pictureFile() {
   picture ??= new Promise((resolve, reject) => drawPicture().toBlob((blob) => (blob
     ? resolve(new File([blob], `arbitre-${data.code}.png`, { type: "image/png" }))
@@ -197,6 +195,7 @@ async function share() {
 
 await loadCatalogue();
 drawChart(data);
+pictureFile().catch(() => { picture = null; }); // drawn again when asked
 document.getElementById("share").addEventListener("click", share);
 document.getElementById("picture").addEventListener("click", downloadPicture);
 document.getElementById("copy").addEventListener("click", copyLink);
