@@ -98,23 +98,36 @@ def described(table) -> dict:
     }
 
 
+def created(table, secret: str) -> Response:
+    """A new table's answer: 201, its secret (given only here) and where to read it."""
+    response = jsonify({"secret": secret, **described(table)})
+    response.status_code = 201
+    response.headers["Location"] = url_for("api.get_table", code=table.code)
+    return response
+
+
 @bp.post("/tables")
 def create_table():
     data = body()
     game = data.get("game")
     core.game(game)  # unknown_game before anything else
     options = data.get("options", {})
-    table, secret = store.create_table(game, data.get("players"), options)
-    result = {"secret": secret, **described(table)}
-    response = jsonify(result)
-    response.status_code = 201
-    response.headers["Location"] = url_for("api.get_table", code=table.code)
-    return response
+    return created(*store.create_table(game, data.get("players"), options))
 
 
 @bp.get("/tables/<code>")
 def get_table(code: str):
-    return jsonify(described(table_or_404(code)))
+    table = table_or_404(code)
+    return jsonify({**described(table), "rematch": table.rematch})
+
+
+@bp.post("/tables/<code>/rematch")
+def rematch_table(code: str):
+    """A finished table's next game, answered as a new table is; asked again, the same table."""
+    table = referee_table(code)
+    for field in body():  # nothing to say: the old table's setup decides everything
+        raise Refused(422, "unknown_field", field=core.short(field), type="rematch", allowed=[])
+    return created(*store.rematch(table.id, bearer_secret()))
 
 
 @bp.post("/tables/<code>/events")
@@ -219,11 +232,7 @@ def export_table_csv(code: str):
 @bp.post("/tables/import")
 def import_table():
     """A new table replaying an export's events, answered like a new table (counted like one)."""
-    table, secret = story.import_table(body())
-    response = jsonify({"secret": secret, **described(table)})
-    response.status_code = 201
-    response.headers["Location"] = url_for("api.get_table", code=table.code)
-    return response
+    return created(*story.import_table(body()))
 
 
 @bp.post("/tables/<code>/checks/<name>")

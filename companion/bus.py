@@ -20,6 +20,9 @@ the table's answers up to ``v``.
 
 The tap never waits for a transport: :func:`publish` hands the message to a sending thread (a
 greenlet under gevent) and returns.
+
+One other message rides the same way: :func:`publish_rematch`, a finished table's rematch (its new
+code), which changes no version; it is ``(table id, "r", code)`` where a wake-up has its version.
 """
 
 from __future__ import annotations
@@ -57,6 +60,18 @@ def publish(table_id: int, version: int, answer: dict, data: str | None = None) 
         bus.publish(table_id, version, answer, data)
 
 
+REMATCH = "r"  # in a message's version field: the message tells a rematch, its data the new code
+
+
+def publish_rematch(table_id: int, rematch: str) -> None:
+    """Tell every follower of the table, here and in the other processes, where its rematch is."""
+    bus = current_app.extensions.get(EXTENSION)
+    if bus is not None:
+        bus.rematched(table_id, rematch)
+        if bus.transport is not None:
+            bus.transport.outbox.put((table_id, REMATCH, rematch))
+
+
 def serialized(answer: dict) -> str:
     """An answer as the stream sends it: compact JSON, ASCII only (its length is its size in bytes)."""
     return json.dumps(answer, separators=(",", ":"))
@@ -74,7 +89,7 @@ class Bus:
 
     A subscriber has ``wake(table_id, version, data)`` (``data`` is the answer serialized once by
     the process that wrote it, or None when a message came without it) and ``catch_up()``
-    (messages may have been lost: read what changed).
+    (messages may have been lost: read what changed), and may have ``rematched(table_id, code)``.
     """
 
     def __init__(self, app: Flask):
@@ -94,6 +109,11 @@ class Bus:
     def deliver(self, table_id: int, version: int, data: str | None = None) -> None:
         for subscriber in self.subscribers:
             subscriber.wake(table_id, version, data)
+
+    def rematched(self, table_id: int, rematch: str) -> None:
+        for subscriber in self.subscribers:
+            if hasattr(subscriber, "rematched"):
+                subscriber.rematched(table_id, rematch)
 
     def catch_up(self) -> None:
         for subscriber in self.subscribers:
@@ -175,7 +195,8 @@ class _Transport:
 
 
 class _Postgres(_Transport):
-    """LISTEN/NOTIFY: payload ``"<table id>:<version>:<sender>:<answer>"``; a process skips its own.
+    """LISTEN/NOTIFY: payload ``"<table id>:<version>:<sender>:<answer>"`` (a rematch:
+    ``"<table id>:r:<sender>:<code>"``); a process skips its own.
 
     The answer rides along when it fits in a notification (8,000 bytes), so the other processes
     need no read of the database at all; a larger one is read from the table's log.
@@ -224,7 +245,11 @@ class _Postgres(_Transport):
             while not self.stopping.is_set():
                 for notice in connection.notifies(timeout=1.0):
                     table_id, version, sender, data = notice.payload.split(":", 3)
-                    if sender != self.me:
+                    if sender == self.me:
+                        continue
+                    if version == REMATCH:
+                        self.bus.rematched(int(table_id), data)
+                    else:
                         self.bus.deliver(int(table_id), int(version), data or None)
 
     def stop(self) -> None:
@@ -266,7 +291,11 @@ class _Datagrams(_Transport):
             self.inbox.close()
 
     def send(self, batch: list[tuple[int, int, str]]) -> None:
-        wakes = [(table_id, version) for table_id, version, _ in batch]  # a read of SQLite is cheap
+        # A wake-up goes without its answer (a read of SQLite is cheap); a rematch with its code.
+        wakes = [
+            (table_id, version) if version != REMATCH else (table_id, REMATCH, data)
+            for table_id, version, data in batch
+        ]
         for peer in os.listdir(self.folder):
             if peer != self.path.name:
                 self._queue(peer).put(wakes)
@@ -284,9 +313,14 @@ class _Datagrams(_Transport):
             outlet.settimeout(SEND_TIMEOUT_SECONDS)
             while (batch := waiting.get()) is not None:
                 newest: dict[int, int] = {}
-                for table_id, version in batch + [item for more in _drain(waiting) for item in more]:
+                items = []
+                for item in batch + [item for more in _drain(waiting) for item in more]:
+                    if len(item) == 3:  # a rematch: "<table id>:r:<code>"
+                        items.append(":".join(map(str, item)))
+                        continue
+                    table_id, version = item
                     newest[table_id] = max(version, newest.get(table_id, version))
-                items = [f"{table_id}:{version}" for table_id, version in newest.items()]
+                items += [f"{table_id}:{version}" for table_id, version in newest.items()]
                 try:
                     for start in range(0, len(items), BATCH):
                         outlet.sendto(
@@ -302,9 +336,12 @@ class _Datagrams(_Transport):
     def listen(self) -> None:
         while not self.stopping.is_set():
             message = self.inbox.recv(65536)
-            for item in message.split():
-                table_id, version = item.split(b":")
-                self.bus.deliver(int(table_id), int(version))
+            for item in message.decode().split():
+                table_id, version, *rematch = item.split(":")
+                if version == REMATCH:
+                    self.bus.rematched(int(table_id), rematch[0])
+                else:
+                    self.bus.deliver(int(table_id), int(version))
 
 
 def _drain(waiting: queue.Queue) -> list:

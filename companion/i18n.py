@@ -17,11 +17,13 @@ part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<h
   ``<game>_<page>.json``, those of one of its pages: ``_referee``, ``_new`` for the new-table form;
   and the engine's ``<game>.…`` codes): a table of Il Morto never downloads the Grand Jeu de la Vie's;
 - ``<game>.referee``: what the game's referee page can show: the shell's words it shows
-  (``shell.json``, ``story.json``, ``referee.json``), ``<game>.json``, ``<game>_referee.json``, and
+  (``shell.json``, ``story.json``, ``referee.json``, ``ending.json``: a finished game's card),
+  ``<game>.json``, ``<game>_referee.json``, and
   every code of the engine (refusals included), not the words of the app's other pages
   (``pages.json``, ``results.json``);
 - ``<game>.view``: what the game's table view and a player's page can show, the first page a
-  follower opens: ``shell.json`` and ``story.json`` (the bar, the live status, the story panel),
+  follower opens: ``shell.json``, ``story.json`` and ``ending.json`` (the bar, the live status,
+  the story panel, a finished game's card),
   ``<game>.json``, and the engine's codes the game's states and stories may carry (`view_codes`):
   not the engine's refusals nor its checks' answers, which only a referee's taps and questions get;
 - ``all``: the shell's and every game's (the snapshot page, which may show any game).
@@ -49,7 +51,7 @@ COOKIE = "lang"
 SERVER_ONLY = ("rules",)  # interface files whose words only server-rendered pages show
 SHELL, ALL, VIEW, REFEREE = "shell", "all", "view", "referee"
 # A table's two pages of their own, and the shell's files whose words each shows (with its game's).
-PAGES = {VIEW: ("shell", "story"), REFEREE: ("shell", "story", "referee")}
+PAGES = {VIEW: ("shell", "story", "ending"), REFEREE: ("shell", "story", "referee", "ending")}
 PARTS = (SHELL, *GAME_MODULES, *(f"{game}.{page}" for game in GAME_MODULES for page in PAGES), ALL)
 IMMUTABLE = "public, max-age=31536000, immutable"
 

@@ -17,9 +17,9 @@ Three limits (their sizes are app config, ``RATELIMIT_*``):
   A request with the right secret is never counted nor refused: the secret has 128 random bits, so
   telling right from wrong gives a guesser nothing, and one phone behind a festival's NAT replaying
   a stale secret must not lock out the other referees behind the same address.
-- **new tables** (``RATELIMIT_NEW_TABLE``, 60 an hour): every ``POST /api/tables`` and every
-  ``POST /api/tables/import`` counts, refused or not; generous, for a festival where every table is
-  created from behind one NAT.
+- **new tables** (``RATELIMIT_NEW_TABLE``, 60 an hour): every ``POST /api/tables``, every
+  ``POST /api/tables/import`` and every ``POST /api/tables/<code>/rematch`` counts, refused or not;
+  generous, for a festival where every table is created from behind one NAT.
 
 Only failures (and creations) count: a table played behind one NAT, its followers and referees
 reading and tapping all evening, never comes near a limit.
@@ -201,7 +201,11 @@ def _not_found(response: Response) -> bool:
     return error.get("code") == "unknown_table"
 
 
-CREATIONS = ("api.create_table", "api.import_table")  # an import makes a new table too
+CREATIONS = (
+    "api.create_table",
+    "api.import_table",
+    "api.rematch_table",
+)  # an import, a rematch: new tables too
 
 
 def _not_a_creation() -> bool:

@@ -13,6 +13,11 @@ The event's ``id`` is the table's version. A follower sends back the last one it
 in order, once; a follower with no ``Last-Event-ID`` (or too far behind, or ahead of the table) is
 sent the current version. Versions on one stream only ever go up, one by one.
 
+A finished table's rematch is told apart from the versions: an ``event: rematch`` with
+``data: {"rematch": "<code>"}`` and no ``id``, sent to the followers there when it is made (the bus
+carries it between processes, `bus.publish_rematch`) and, after the first version, to every stream
+opened later on a table that has one.
+
 Refusals: ``429 too_many_streams`` past ``LIVE_STREAMS_PER_ADDRESS`` open streams from one address
 (counted across the server's processes when the production server shares its counts), ``503
 streams_full`` when this process holds ``LIVE_STREAMS_PER_PROCESS`` streams, which keeps room for
@@ -42,6 +47,7 @@ KEPT_VERSIONS = 32  # recent frames a channel keeps for followers a little behin
 RETRY_AFTER_SECONDS = 10
 RETRY = b"retry: 1000\n\n"  # EventSource comes back after 1 s when a stream ends or drops
 STILL_HERE = b": still here\n\n"  # keeps proxies from closing an idle stream, and finds gone clients
+REMATCH_EVENT = b"event: rematch\n"
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +55,12 @@ log = logging.getLogger(__name__)
 def frame(version: int, data: str) -> bytes:
     """One server-sent event: the table's answer at one version, ready for every follower's socket."""
     return f"id: {version}\nevent: state\ndata: {data}\n\n".encode()
+
+
+def rematch_frame(code: str) -> bytes:
+    """The server-sent event that tells a follower where the table's rematch is (no ``id``: the
+    follower's last version stays what it resumes from)."""
+    return REMATCH_EVENT + f"data: {bus.serialized({'rematch': code})}\n\n".encode()
 
 
 def framed(answers: list[tuple[int, dict]]) -> list[tuple[int, bytes]]:
@@ -73,6 +85,7 @@ class Channel:
         self.wanted = version
         self.frames: dict[int, bytes] = {}
         self.given: dict[int, str] = {}  # answers the bus brought, serialized, not yet framed
+        self.rematch: bytes | None = None  # the rematch's frame, once this process heard of it
         self.reading = False
         self.changed = threading.Condition()
 
@@ -148,6 +161,15 @@ class Hub:
             channel.reading = True
         threading.Thread(target=self._read, args=(channel,), name="live-reader", daemon=True).start()
 
+    def rematched(self, table_id: int, rematch: str) -> None:
+        """The table has a rematch: its followers here are told (a stream opened later reads it)."""
+        channel = self.channels.get(table_id)
+        if channel is None:
+            return
+        with channel.changed:
+            channel.rematch = rematch_frame(rematch)
+            channel.changed.notify_all()
+
     def catch_up(self) -> None:
         """Wake-ups may have been lost: compare every followed table with the database."""
         ids = list(self.channels)
@@ -218,20 +240,25 @@ class Hub:
             if channel.followers == 0 and self.channels.get(channel.table_id) is channel:
                 del self.channels[channel.table_id]
 
-    def wait(self, channel: Channel, sent: int, timeout: float) -> tuple[list[tuple[int, bytes]], int]:
+    def wait(
+        self, channel: Channel, sent: int, timeout: float, told: bytes | None = None
+    ) -> tuple[list[tuple[int, bytes]], int]:
         """The frames after ``sent`` once there are some (none after ``timeout``), and the version they
-        bring the follower to."""
+        bring the follower to; and the rematch's frame, if the follower was not ``told`` it."""
         with channel.changed:
-            channel.changed.wait_for(lambda: channel.newest > sent or self.closing, timeout)
+            channel.changed.wait_for(
+                lambda: channel.newest > sent or _untold(channel, told) or self.closing, timeout
+            )
             if self.closing:
                 raise Closed
             newest = channel.newest
+            rematch = [(newest, channel.rematch)] if _untold(channel, told) else []
             if newest <= sent:
-                return [], sent
+                return rematch, sent
             kept = channel.cached(sent, newest)
         if kept is None:  # further behind than the channel keeps (a slow follower): its own read
             kept = framed(self.log_answers(channel.table_id, sent, newest))
-        return kept, newest
+        return kept + rematch, newest
 
     def current(self, channel: Channel, table: Table) -> bytes:
         """The frame of the table's version as just read, kept for the next follower if it is the newest."""
@@ -249,6 +276,10 @@ class Hub:
         for channel in list(self.channels.values()):
             with channel.changed:
                 channel.changed.notify_all()
+
+
+def _untold(channel: Channel, told: bytes | None) -> bool:
+    return channel.rematch is not None and channel.rematch != told
 
 
 def hub(app: Flask) -> Hub:
@@ -308,6 +339,9 @@ def stream(code: str):
     except BaseException:
         closed()
         raise
+    told = rematch_frame(table.rematch) if table.rematch else None
+    if told:
+        first.append((table.version, told))
     _notice_gone_clients()
     config = current_app.config
     response = Response(
@@ -319,6 +353,7 @@ def stream(code: str):
             config["LIVE_KEEPALIVE_SECONDS"],
             config["LIVE_STREAM_SECONDS"],
             request.environ.get("gunicorn.socket"),
+            told,
         ),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
@@ -347,15 +382,17 @@ def _events(
     keepalive: float,
     lifetime: float,
     sock,
+    told: bytes | None = None,
 ):
     yield RETRY + b"".join(data for _, data in first)
     ends = time.monotonic() + lifetime
     while (left := ends - time.monotonic()) > 0:
         try:
-            frames, sent = live.wait(channel, sent, min(keepalive, left))
+            frames, sent = live.wait(channel, sent, min(keepalive, left), told)
         except Closed:
             _no_next_request(sock)
             return
+        told = next((data for _, data in frames if data.startswith(REMATCH_EVENT)), told)
         if frames:
             yield b"".join(data for _, data in frames)
         elif time.monotonic() < ends:

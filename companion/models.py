@@ -56,6 +56,9 @@ class Table(db.Model):
     in_effect = db.Column(db.Integer, nullable=False, default=0)  # of which not undone
     created_at = db.Column(UTCDateTime, nullable=False, default=now)
     updated_at = db.Column(UTCDateTime, nullable=False, default=now)
+    # The code of this table's rematch (`store.rematch`), set once: every referee phone that asks
+    # again, and every follower, is sent to the same new table.
+    rematch = db.Column(db.String(12))
 
 
 class Event(db.Model):

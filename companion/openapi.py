@@ -574,16 +574,38 @@ def schemas() -> dict:
         ),
         **state_schemas(),
         "Answer": obj({"version": ref("Version"), "state": ref("State")}, ["version", "state"]),
-        "StreamEvent": obj(
-            {
-                "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version."},
-                "event": {"const": "state"},
-                "data": {"type": "string", "contentMediaType": JSON, "contentSchema": ref("Answer")},
-                "retry": integer(0),
-            },
-            ["id", "event", "data"],
-            description="One server-sent event: the answer of one version.",
-        ),
+        "StreamEvent": {
+            "oneOf": [
+                obj(
+                    {
+                        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version."},
+                        "event": {"const": "state"},
+                        "data": {"type": "string", "contentMediaType": JSON, "contentSchema": ref("Answer")},
+                        "retry": integer(0),
+                    },
+                    ["id", "event", "data"],
+                    description="One server-sent event: the answer of one version.",
+                ),
+                obj(
+                    {
+                        "event": {"const": "rematch"},
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": JSON,
+                            "contentSchema": obj({"rematch": ref("Code")}, ["rematch"]),
+                        },
+                    },
+                    ["event", "data"],
+                    description="The finished table's rematch: where its next game is (no `id`).",
+                ),
+            ]
+        },
+        "Code": {
+            "type": "string",
+            "pattern": "^[0-9A-HJKMNP-TV-Z]{6}$",
+            "examples": ["K7QX2M"],
+            "description": "A table's code as stored (Crockford base32, no I, L, O, U).",
+        },
         "Table": obj(
             {
                 "code": STRING,
@@ -591,8 +613,12 @@ def schemas() -> dict:
                 "game": {"enum": list(GAMES)},
                 "version": ref("Version"),
                 "state": ref("State"),
+                "rematch": {
+                    **nullable(ref("Code")),
+                    "description": "The code of this finished table's rematch, once one was asked for.",
+                },
             },
-            ["code", "display_code", "game", "version", "state"],
+            ["code", "display_code", "game", "version", "state", "rematch"],
         ),
         "NewTableAnswer": obj(
             {
@@ -842,6 +868,7 @@ CHECK = {
     "examples": {"reveal": {"value": "reveal"}},
 }
 REFEREE = [{"referee": []}]
+NEW_TABLE_HEADERS = {"Location": {"required": True, "schema": STRING, "description": "`/api/tables/<code>`"}}
 # A body is read (413, 415, 400) only by the routes that take one; a route naming a table answers 429
 # past the limit on wrong codes from an address, a write past the limit on wrong secrets.
 WRITE = (400, 401, 403, 404, 409, 413, 415, 422, 429, 503)
@@ -869,13 +896,7 @@ def paths() -> dict:
                     "201": ok(
                         "The new table, with the referee's secret (given only here).",
                         ref("NewTableAnswer"),
-                        headers={
-                            "Location": {
-                                "required": True,
-                                "schema": STRING,
-                                "description": "`/api/tables/<code>`",
-                            }
-                        },
+                        headers=NEW_TABLE_HEADERS,
                     ),
                     **errors(400, 413, 415, 422, 429, 503),
                 },
@@ -915,6 +936,26 @@ def paths() -> dict:
                 "responses": {
                     "200": ok("The table as it was before that event, exactly.", ref("Answer")),
                     **errors(*WRITE),
+                },
+            },
+        },
+        table + "/rematch": {
+            "parameters": [CODE],
+            "post": {
+                "operationId": "rematchTable",
+                "summary": "A finished table's next game: the same players, seats and options",
+                "tags": ["referee"],
+                "security": REFEREE,
+                "requestBody": json_body(obj({}), required=False),
+                "responses": {
+                    "201": ok(
+                        "The new table, with its referee's secret, as `POST /api/tables` answers. Asked "
+                        "again, the same table (as it is now) and the same secret; the old table's "
+                        "`rematch` names it. 422 `rematch_not_over` while the game goes on.",
+                        ref("NewTableAnswer"),
+                        headers=NEW_TABLE_HEADERS,
+                    ),
+                    **errors(400, 401, 403, 404, 413, 415, 422, 429, 503),
                 },
             },
         },
@@ -1003,13 +1044,7 @@ def paths() -> dict:
                         "refused event refuses the whole import (422 with the rule's code and "
                         "`params.index`, the event's 0-based position); nothing is created.",
                         ref("NewTableAnswer"),
-                        headers={
-                            "Location": {
-                                "required": True,
-                                "schema": STRING,
-                                "description": "`/api/tables/<code>`",
-                            }
-                        },
+                        headers=NEW_TABLE_HEADERS,
                     ),
                     **errors(400, 413, 415, 422, 429, 503),
                 },
@@ -1056,6 +1091,8 @@ def paths() -> dict:
                     "200": ok(
                         "`retry: 1000`, then one event per version: `id: <version>`, `event: state`, "
                         '`data: {"version", "state"}`; a `: still here` comment after 15 s of silence. '
+                        'A finished table\'s rematch is `event: rematch`, `data: {"rematch": <code>}`, '
+                        "sent when it is made and first on every stream opened after. "
                         "The schema describes each event (as OpenAPI 3.2's `itemSchema` would).",
                         ref("StreamEvent"),
                         "text/event-stream",

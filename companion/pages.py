@@ -8,7 +8,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, url_
 
 from companion import store
 from companion.i18n import t
-from engine.core import GAME_MODULES
+from engine.core import GAME_MODULES, seats
 
 bp = Blueprint("pages", __name__)
 
@@ -55,9 +55,10 @@ def home():
 
 @bp.get("/new/<game>")
 def new_table(game: str):
+    """A game's new-table form, its rows and bounds as the engine declares the game's table."""
     if game not in GAME_MODULES:
         abort(404)
-    return render_template(f"new_{game}.html", game=game, game_name=game_name(game))
+    return render_template(f"new_{game}.html", game=game, game_name=game_name(game), seats=seats(game))
 
 
 def _table_page(template: str, endpoint: str, code: str, **extra):

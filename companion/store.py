@@ -11,6 +11,7 @@ table as cheap as a new one: the counters on its row, a checkpoint of the state 
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import hmac
@@ -291,6 +292,13 @@ def rebuild(table: Table) -> dict:
 def create_table(game: str, players, options) -> tuple[Table, str]:
     state = core.setup(game, players, options)
     secret = secrets.token_urlsafe(16)
+    return _new_table(game, players, options, state, secret), secret
+
+
+def _new_table(game: str, players, options, state: dict, secret: str, claim=None) -> Table | None:
+    """A new table's row under a code drawn afresh (again if it was taken), committed. With
+    ``claim``, run in the same transaction once the row is written, only if ``claim(table)`` is
+    true: else nothing is written and the answer is None."""
     for _ in range(WRITE_ATTEMPTS):
         table = Table(
             code=new_code(),
@@ -303,11 +311,48 @@ def create_table(game: str, players, options) -> tuple[Table, str]:
         )
         db.session.add(table)
         try:
-            db.session.commit()
-            return table, secret
+            db.session.flush()
         except IntegrityError:  # the code was taken: draw another
             db.session.rollback()
+            continue
+        if claim is not None and not claim(table):
+            db.session.rollback()
+            return None
+        db.session.commit()
+        return table
     raise Refused(503, "busy")
+
+
+def rematch_secret(secret: str, code: str) -> str:
+    """The referee secret of table ``code``'s rematch, derived from that table's secret (128 bits, as
+    a new table's): every phone holding the old secret gets the same new one, as often as it asks,
+    and the server keeps neither, only their hashes."""
+    digest = hmac.new(secret.encode(), f"arbitre.rematch:{code}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
+
+
+def rematch(table_id: int, secret: str) -> tuple[Table, str]:
+    """A finished table's next game (`engine.core.rematch`: the same players, seats and options) and
+    its secret, made once: asked again (a second referee phone, a retry) it is the same table and
+    the same secret, whether or not the old game is still over. Two asking at once make one table:
+    the old table's ``rematch`` is claimed only while it is empty, in the new table's transaction,
+    and the loser's new row is rolled back. The followers of the old table are told
+    (`bus.publish_rematch`)."""
+    old = db.session.get(Table, table_id)
+    again = rematch_secret(secret, old.code)
+    if old.rematch is None:
+        players, options = core.rematch(old.game, old.players, old.options, old.state)
+        unclaimed = update(TABLES).where(TABLES.c.id == table_id, TABLES.c.rematch.is_(None))
+
+        def claim(table: Table) -> bool:
+            return db.session.execute(unclaimed.values(rematch=table.code)).rowcount == 1
+
+        made = _new_table(old.game, players, options, core.setup(old.game, players, options), again, claim)
+        if made is not None:
+            bus.publish_rematch(table_id, made.code)
+            return made, again
+    # Made before, or just now by another request (the rollback expired ``old``: read afresh).
+    return db.session.execute(select(Table).where(Table.code == old.rematch)).scalar_one(), again
 
 
 def _client_id(body: dict, required: bool) -> str | None:

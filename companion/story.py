@@ -230,7 +230,8 @@ def import_table(data: dict) -> tuple[Table, str]:
 
 @bp.get("/t/<code>/results")
 def results(code: str):
-    """A finished game's results: the winners, the chart, the story; printable and shareable."""
+    """A finished game's results: the winners, the chart, the story; printable and shareable (the
+    link, and a picture of the final scores the page draws); and its rematch, once there is one."""
     table = store.find_table(code)
     if table is None:
         abort(404)
@@ -243,6 +244,7 @@ def results(code: str):
         game_name=GAME_NAMES[table.game],
         view=view,
         display_code=store.display_code(table.code),
+        rematch_code=store.display_code(table.rematch) if table.rematch else None,
         story=told(table) if view["over"] else [],
         chart=timeline(table) if view["over"] else None,
     )

@@ -78,7 +78,7 @@ def test_every_page_runs_under_the_policy_and_the_engine_works_offline(phone, se
         expect(names.first).to_be_visible()
         names.nth(0).fill("Ada")
         names.nth(1).fill("Bruno")
-        if game == "gjdlv":  # static/js/new_gjdlv.js, once an inline script, fills the first player
+        if game == "gjdlv":  # static/js/new_table.js fills the first player (once an inline script)
             expect(page.locator("#first-player option")).to_have_text(["Ada", "Bruno"])
         watch.check(page)
 

@@ -15,6 +15,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from e2e.conftest import follow_from_qr
+from engine import core
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
 ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO = (f"p{i}" for i in range(1, 7))
@@ -49,9 +50,10 @@ def create_table(page: Page, names: list[str], lives: int, dealer: str) -> str:
     page.locator("a[data-game=morto]").tap()
     expect(page).to_have_url(re.compile(r"/new/morto$"))
     inputs = page.locator("#names input[name=name]")
-    expect(inputs).to_have_count(3)  # the form starts with three seats
+    usual = core.seats("morto")["usual"]
+    expect(inputs).to_have_count(usual)  # the form starts with the engine's usual table: six seats
     for i, name in enumerate(names):
-        if i >= 3:
+        if i >= usual:
             page.locator("#add-name").tap()
             expect(inputs).to_have_count(i + 1)
         inputs.nth(i).fill(name)

@@ -2,7 +2,8 @@
 and for speaking one language, with a screenshot of each.
 
 Pages: home, the three new-table forms, the referee page and the table view of each game (Il Morto,
-Le jeu existentiel, GJDLV's score sheet, and GJDLV played card by card stopped mid-round), a
+Le jeu existentiel, GJDLV's score sheet, GJDLV played card by card stopped mid-round, and a finished
+Il Morto game with its winner's card), a
 player's own page where a game has one, the QR screen, the snapshot page, the rules (index and each
 game), the not-found page, and the results page and the import page when the app serves them (a 404
 skips them, saying so). The tables are made through the API; the referee's secret is put in the
@@ -143,7 +144,7 @@ def status(base: str, path: str) -> int:
 
 
 class Tables:
-    """One table of each game, a few events in, made through the API."""
+    """One table of each game, a few events in, and a finished one, made through the API."""
 
     def __init__(self, base: str):
         self.base = base
@@ -152,6 +153,10 @@ class Tables:
         for _ in range(3):
             self.event(morto, {"type": "touched_early", "player": "p3"})  # Chiara dies
         self.event(morto, {"type": "touched_early", "player": "p2"})
+        # A finished game: its winner's card (results, rematch, sharing) and its results page.
+        over = self.create("morto-over", {"game": "morto", "players": MORTO[:3], "options": {"lives": 1}})
+        for pid in ("p2", "p3"):
+            self.event(over, {"type": "touched_early", "player": pid})
         existentiel = self.create(
             "existentiel",
             {"game": "existentiel", "players": [{"name": n, "birth_month": m} for n, m in EXISTENTIEL]},

@@ -24,7 +24,12 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 - ``view(state) -> dict``: what the table shows, every derived number included,
 - ``outcome(state) -> Outcome | None``, and optionally ``notes(state) -> [Note]``,
 - ``summary(state) -> (code, params)``: the running game in one line, for a list of tables,
-- ``CHECKS``: ``{name: function(state, params) -> answer}``, pure questions a screen may ask.
+- ``CHECKS``: ``{name: function(state, params) -> answer}``, pure questions a screen may ask,
+- ``MIN_PLAYERS``, ``MAX_PLAYERS`` (the bounds ``setup`` checks) and ``USUAL_PLAYERS`` (the table
+  the game's text is written for: the rows a new-table form starts with), read through `seats`,
+- ``rematch(players, options, state) -> (players, options)``: the setup of the next game at a
+  finished table (the same players in the same seats; what "the same options" means is the
+  game's), asked through `rematch`.
 
 `view` here wraps a game's own view in the envelope every game shares: ``game``, ``over``,
 ``winners``, ``outcome`` and ``notes`` (message codes with their params) and ``actions``.
@@ -267,6 +272,22 @@ def check(game_id: str, state: dict | None, name: JSON, params: JSON) -> dict:
     if not isinstance(params, dict):
         raise InvalidEvent("bad_check_params")
     return checks[name](state, params)
+
+
+def seats(game_id: str) -> dict:
+    """How many players a table of the game seats: ``min`` and ``max``, as ``setup`` checks them, and
+    ``usual``, the table the game's text is written for (a new-table form starts with that many rows)."""
+    module = game(game_id)
+    return {"min": module.MIN_PLAYERS, "max": module.MAX_PLAYERS, "usual": module.USUAL_PLAYERS}
+
+
+def rematch(game_id: str, players: JSON, options: JSON, state: dict) -> tuple[list, dict]:
+    """The setup ``(players, options)`` of a finished table's next game, from the table's own setup
+    and its final state; `IllegalEvent` ``rematch_not_over`` while the game goes on."""
+    module = game(game_id)
+    if module.outcome(state) is None:
+        raise IllegalEvent("rematch_not_over")
+    return module.rematch(players, options or {}, state)
 
 
 def allowed(check_fn: Callable[..., None], *args) -> bool:

@@ -72,6 +72,8 @@ PLACE_MAX = 120
 # adventure to one game master: 30 is already a very large group (RULES.md sets no number). The
 # bound keeps every table's state, its view and the game master's screen a sensible size.
 MAX_PLAYERS = 30
+MIN_PLAYERS = 1  # "seul ou à plusieurs"
+USUAL_PLAYERS = 6  # "le nombre idéal ne dépasse pas six ou sept": a new-table form starts with six rows
 OPTIONS = ("titles",)
 MAITRE = "maitre"
 RENDEZVOUS_FORMAT = "%Y-%m-%dT%H:%M"
@@ -380,7 +382,7 @@ PLAYER_FIELDS = ("name", "birth_month")  # a player's entry: any other field is 
 def setup(players: list, options: dict) -> dict:
     if isinstance(players, list) and not players:
         raise InvalidEvent("existentiel.no_players")
-    names = player_names(players, 1, MAX_PLAYERS)
+    names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
     months = [_birth_month(entry, name) for entry, name in zip(players, names, strict=True)]
     if not isinstance(options, dict):
         raise InvalidEvent("bad_options")
@@ -394,6 +396,15 @@ def setup(players: list, options: dict) -> dict:
             _new_player(i, name, month) for i, (name, month) in enumerate(zip(names, months, strict=True))
         ],
     }
+
+
+def rematch(players: list, options: dict, state: dict) -> tuple[list, dict]:
+    """A new game with the same players, newcomers included, each with their birth month, in their
+    seats; the adventures keep the titles the table gave them (at setup or during the game)."""
+    again = [{"name": p["name"], "birth_month": p["birth_month"]} for p in state["players"]]
+    titles = state["titles"]
+    retitled = any(title != default_title(n) for n, title in enumerate(titles, start=1))
+    return again, {**options, "titles": list(titles)} if retitled else {}
 
 
 # --- the landing rule ------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ from engine.gjdlv_cards import (
 ID = "gjdlv"
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
+USUAL_PLAYERS = 4  # the rules are written for 3 or 4: a new-table form starts with four rows
 OPTIONS = ("rules", "rounds", "first_player", "mode")
 SHEET, TRACKER = "sheet", "tracker"
 MODES = (SHEET, TRACKER)  # the score sheet filled by hand, or each round played through
@@ -388,6 +389,15 @@ def setup(players, options: dict) -> dict:
     if mode == TRACKER:
         state["play"] = gjdlv_play.new_round(state)
     return state
+
+
+def rematch(players: list, options: dict, state: dict) -> tuple[list, dict]:
+    """The next game at the same table: the same players in their seats, the same rules, length and
+    way of refereeing, and the first player one seat on from this game's, as each round's first
+    player is the one after the previous round's."""
+    names = [p["name"] for p in state["players"]]
+    first = option_int(options, "first_player", 0, 0, len(names) - 1)
+    return names, {**options, "first_player": (first + 1) % len(names)}
 
 
 def tracked(state: dict) -> bool:

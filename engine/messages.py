@@ -68,6 +68,10 @@ COMMON = {
         "The game is over: no more actions are allowed (undo still is).",
     ),
     "nothing_to_undo": ("Il n'y a rien à annuler.", "There is nothing to undo."),
+    "rematch_not_over": (
+        "La partie n'est pas finie : la revanche se propose une fois la partie terminée.",
+        "The game is not over: a rematch is offered once the game has ended.",
+    ),
     # Raised by the companion, not the engine, but worded here so every client shares them.
     "bad_json": ("Le corps de la requête doit être du JSON.", "The request body must be JSON."),
     "too_deep": (

@@ -33,6 +33,7 @@ from engine.core import (
 ID = "morto"
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 20
+USUAL_PLAYERS = 6  # the text's "de 6 à 12 environ": a new-table form starts with six rows
 OPTIONS = ("lives", "dealer")
 RANKS = {1: "Asso", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "Fante", 9: "Cavallo", 10: "Re"}
 CAVALLO, RE = 9, 10
@@ -174,6 +175,15 @@ def setup(players: list, options: dict) -> dict:
             {"id": player_id(i), "name": name, "lives": lives, "dealt": True} for i, name in enumerate(names)
         ],
     }
+
+
+def rematch(players: list, options: dict, state: dict) -> tuple[list, dict]:
+    """The next game at the same table: every player back in their seat with the same lives, and the
+    first deal one seat on from this game's, as the deal passes from round to round: over an
+    evening of rematches each seat deals first in turn."""
+    names = [p["name"] for p in state["players"]]
+    first = option_int(options, "dealer", 0, 0, len(names) - 1)
+    return names, {**options, "dealer": (first + 1) % len(names)}
 
 
 # --- reading the state ---------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def test_pages_static_files_and_offline_assets_carry_the_headers(client, make_ta
         f"/t/{table.code}/p/p1",
         "/s",
         "/static/js/ui.js",
-        "/static/js/new_gjdlv.js",
+        "/static/js/new_table.js",
         "/static/css/app.css",
         "/static/icons/icon.svg",
         "/sw.js",
@@ -157,9 +157,10 @@ def test_no_template_has_an_inline_script_or_handler(template):
     assert "javascript:" not in source.lower(), template
 
 
-def test_the_grand_jeu_form_loads_its_module_and_the_service_worker_precaches_it(client):
-    page = client.get("/new/gjdlv").get_data(as_text=True)
-    static = re.search(r'src="(/static/v/[0-9a-f]{12}/)js/new_gjdlv.js"', page).group(1)  # versioned
-    assert f'<script type="module" src="{static}js/new_gjdlv.js"></script>' in page
-    assert page.index(f"{static}js/new_table.js") < page.index(f"{static}js/new_gjdlv.js")
-    assert f'"{static}js/new_gjdlv.js"' in client.get("/sw.js").get_data(as_text=True)
+@pytest.mark.parametrize("game", ["morto", "existentiel", "gjdlv"])
+def test_a_new_table_form_loads_its_module_and_the_service_worker_precaches_it(client, game):
+    """Every form's script is one module file (the Grand Jeu's was once inline, then its own file)."""
+    page = client.get(f"/new/{game}").get_data(as_text=True)
+    static = re.search(r'src="(/static/v/[0-9a-f]{12}/)js/new_table.js"', page).group(1)  # versioned
+    assert re.findall(r"<script[^>]*>", page)[-1] == f'<script type="module" src="{static}js/new_table.js">'
+    assert f'"{static}js/new_table.js"' in client.get("/sw.js").get_data(as_text=True)

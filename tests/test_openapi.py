@@ -74,7 +74,8 @@ def create(client, body: dict, events: list[dict]) -> dict:
 
 @pytest.fixture
 def tables(api_app) -> list[dict]:
-    """A table of each game, a few events in, and an existentiel one with a rendez-vous (its calendar)."""
+    """A table of each game, a few events in, an existentiel one with a rendez-vous (its calendar), and
+    a finished one (its rematch)."""
     client = api_app.test_client()
     names = ["Ada", "Bruno", "Chiara", "Dario"]
     return [
@@ -101,6 +102,12 @@ def tables(api_app) -> list[dict]:
             [{"type": "newborn", "player": "p1", "gf": "4H", "gm": "9S"}],
         ),
         create(client, {"game": "existentiel", "players": [{"name": "Zoé", "birth_month": 7}]}, []),
+        # A finished game: its rematch is made (201), then given again.
+        create(
+            client,
+            {"game": "morto", "players": names[:3], "options": {"lives": 1}},
+            [{"type": "touched_early", "player": "p2"}, {"type": "touched_early", "player": "p3"}],
+        ),
     ]
 
 

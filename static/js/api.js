@@ -40,6 +40,8 @@ export const api = {
   // An exported game made a new table, answered like createTable (a refusal's params.index names the event).
   importTable: (exported) => call("POST", "/api/tables/import", { body: exported }),
   getTable: (code) => call("GET", `/api/tables/${code}`),
+  // A finished table's next game, answered like createTable; asked again, the same table and secret.
+  rematch: (code, secret) => call("POST", `/api/tables/${code}/rematch`, { secret }),
   postEvent: (code, secret, event) => call("POST", `/api/tables/${code}/events`, { body: event, secret }),
   undo: (code, secret, version, id) => call("POST", `/api/tables/${code}/undo`, { body: { version, id }, secret }),
   // With `since` (a version): only what a phone holding the log of that version lacks ({keep, events}).

@@ -1,7 +1,7 @@
 // Home: new tables, "My tables" (the tables this phone referees or follows, each with its last
 // line as seen on this phone), joining a table by its code, and the first-run walkthrough.
 import { api } from "./api.js";
-import { fill, h } from "./ui.js";
+import { displayCode, fill, h } from "./ui.js";
 import { forget, list } from "./tables.js";
 import { loadCatalogue, t } from "./i18n.js";
 import { seen, walkthrough } from "./walkthrough.js";
@@ -27,8 +27,6 @@ document.getElementById("join").addEventListener("submit", async (event) => {
   }
 });
 
-const display = (code) => `${code.slice(0, 4)}-${code.slice(4)}`;
-
 function age(at) {
   const minutes = Math.floor((Date.now() - new Date(at).getTime()) / 60000);
   if (!(minutes >= 1)) return t("ui.home.age.now");
@@ -41,7 +39,7 @@ function age(at) {
 
 function row(table) {
   const referee = Boolean(table.secret);
-  const code = display(table.code);
+  const code = displayCode(table.code);
   const results = table.over
     ? h("a", { class: "button secondary my-results", href: `/t/${table.code}/results`,
       "aria-label": t("ui.home.results_label", { code }) }, t("ui.home.results"))

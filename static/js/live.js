@@ -1,5 +1,6 @@
 // Follows a table live through server-sent events, and says how fresh the picture is when the
-// network drops; reconnects by itself (EventSource retries, and a closed stream is reopened).
+// network drops; reconnects by itself (EventSource retries, and a closed stream is reopened). A
+// finished table's rematch comes as its own event, passed on to the page as `arbitre:rematch`.
 import { lang, t } from "./i18n.js";
 
 export function follow(code, onAnswer, statusEl, { lastAt = null } = {}) {
@@ -23,6 +24,9 @@ export function follow(code, onAnswer, statusEl, { lastAt = null } = {}) {
       lastAt = new Date();
       show(true);
       onAnswer(JSON.parse(message.data), lastAt);
+    });
+    source.addEventListener("rematch", (message) => {
+      document.dispatchEvent(new CustomEvent("arbitre:rematch", { detail: JSON.parse(message.data) }));
     });
     source.onopen = () => show(true);
     source.onerror = () => {

@@ -6,6 +6,7 @@ import { follow } from "./live.js";
 import { TableSync } from "./sync.js";
 import { ApiError } from "./api.js";
 import { has, lang, loadCatalogue, t } from "./i18n.js";
+import "./ending_referee.js"; // a finished table's rematch, asked from this page
 
 const app = document.getElementById("app");
 const { code, game } = app.dataset;

@@ -1,7 +1,8 @@
 // The tables this phone referees or follows, kept in localStorage so they are found again weeks
 // later: per table its game, its role (a referee holds the secret), when it was last opened
-// (`seen`), and the last state drawn in one line (`summary`, `over`, `version`, `at`), which the
-// home page shows without fetching every table.
+// (`seen`), the last state drawn in one line (`summary`, `over`, `version`, `at`), which the
+// home page shows without fetching every table, and its players in their seats (`players`:
+// `{name, birth_month?}`), which a new-table form offers again ("the same as last time").
 
 const KEY = "arbitre.tables";
 
@@ -27,8 +28,14 @@ export function note(code, version, state, at = new Date()) {
   const all = load();
   const kept = all[code] || { code };
   if (kept.version !== undefined && kept.version > version) return;
-  all[code] = { ...kept, version, summary: state.summary, over: Boolean(state.over), at: at.toISOString() };
+  all[code] = { ...kept, version, summary: state.summary, over: Boolean(state.over), at: at.toISOString(),
+    players: seated(state.players) };
   save(all);
+}
+
+// A table's players as a new-table form takes them back: names in seating order (and birth months).
+function seated(players = []) {
+  return players.map(({ name, birth_month: month }) => (month ? { name, birth_month: month } : { name }));
 }
 
 export function recall(code) {
@@ -45,4 +52,16 @@ export function forget(code) {
 // Newest first: the table opened last comes first.
 export function list() {
   return Object.values(load()).sort((a, b) => (b.seen || "").localeCompare(a.seen || ""));
+}
+
+// The players of this phone's recent tables, newest first, each group once (the same names in the
+// same seats): `[{code, game, players}]`.
+export function recentPlayers() {
+  const found = new Map();
+  for (const table of list()) {
+    if (!table.game || !table.players?.length) continue;
+    const key = table.players.map((p) => p.name.toLowerCase()).join("\n");
+    if (!found.has(key)) found.set(key, { code: table.code, game: table.game, players: table.players });
+  }
+  return [...found.values()];
 }

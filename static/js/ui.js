@@ -56,6 +56,11 @@ export function hearts(lives, max) {
   return h("span", { class: "hearts", role: "img", "aria-label": label, "data-lives": lives }, items);
 }
 
+// A table's code as people read and type it: K7QX-2M.
+export function displayCode(code) {
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
 export function byId(state) {
   return Object.fromEntries(state.players.map((p) => [p.id, p]));
 }

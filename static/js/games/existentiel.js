@@ -5,6 +5,7 @@
 // catalogue in the page's one language (the interface's `ui.existentiel.*`, the engine's codes).
 import { byId, fill, h } from "../ui.js";
 import { isolate, lang, t } from "../i18n.js";
+import { ending } from "../ending.js";
 
 export const month = (n) => t(`ui.existentiel.month.${n}`);
 
@@ -193,6 +194,7 @@ export function outcomeCard(state) {
   return h("section", { class: "card outcome", id: "outcome", "data-winners": state.winners.join(",") },
     h("div", { class: "outcome-title" }, t("ui.existentiel.phase.over")),
     h("p", {}, state.winners.length ? [h("span", { "aria-hidden": "true" }, "🏅"), " "] : null, h("span", {}, sentence)),
+    ending(state),
     h("ul", { class: "results", id: "results" }, state.players.map((p) => resultRow(state, p))),
     state.notes.map(noteEl));
 }

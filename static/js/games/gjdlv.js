@@ -5,6 +5,9 @@
 // data-card; they show the page's letters (R D V, K Q J) and suit symbols, and say their names.
 import { byId, fill, h } from "../ui.js";
 import { isolate, t } from "../i18n.js";
+import { winnerBanner } from "../ending.js";
+
+export { winnerBanner };
 
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
 const INK = { S: "black", C: "black", H: "red", D: "red" };
@@ -129,12 +132,6 @@ export function sheetsCard(state, title = true, seat = null) {
 }
 
 // --- shared header parts ------------------------------------------------------------------------
-
-export function winnerBanner(state) {
-  if (!state.outcome) return null;
-  return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
-    icon("🏆"), " ", h("span", { class: "winner-text" }, t(state.outcome.reason, state.outcome.params)));
-}
 
 // The engine's notes (the table's size, the Queen's take, the last lap).
 export function noteCard(state) {

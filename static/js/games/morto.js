@@ -4,6 +4,9 @@
 // interface's `ui.morto.*`, the engine's codes).
 import { byId, fill, h, hearts } from "../ui.js";
 import { t } from "../i18n.js";
+import { winnerBanner } from "../ending.js";
+
+export { winnerBanner };
 
 // An emoji before a sentence, kept out of the sentence's text.
 export function icon(symbol) {
@@ -21,12 +24,6 @@ export function statusLine(state, players) {
     fact("ui.morto.round", h("strong", { "data-round": state.round }, state.round)),
     fact("ui.morto.dealer", h("strong", { "data-dealer": state.dealer }, players[state.dealer].name)),
     state.plays_first && fact("ui.morto.plays_first", h("strong", { "data-first": state.plays_first }, players[state.plays_first].name)));
-}
-
-export function winnerBanner(state) {
-  if (!state.outcome) return null;
-  return h("section", { class: "card winner", "data-winners": state.winners.join(",") },
-    icon("🏆"), " ", h("span", { class: "winner-text" }, t(state.outcome.reason, state.outcome.params)));
 }
 
 function pills(state, p) {
