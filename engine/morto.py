@@ -143,7 +143,6 @@ MESSAGES = {
     "morto.reveal.one_loses": ("{names} perd une vie", "{names} loses a life"),
     "morto.reveal.several_lose": ("{names} perdent une vie", "{names} lose a life"),
     "morto.dead.warning": ("Mort·es — ne leur parlez pas !", "The dead — do not speak to them!"),
-    "morto.spoke.picker": ("{name} a parlé à… (donne une vie)", "{name} spoke to… (gives a life)"),
     "morto.won": ("{names} gagne !", "{names} wins!"),
     "morto.shared_win": (
         "Les dernier·es vivant·es sont mort·es ensemble : {names} se partagent la victoire.",

@@ -29,7 +29,8 @@ export function winnerBanner(state) {
     icon("🏆"), " ", h("span", { class: "winner-text" }, t(state.outcome.reason, state.outcome.params)));
 }
 
-function pills(state, p) {
+// A player's roles and state in short: dealer, plays first, dead, holds no card this round.
+export function pills(state, p) {
   return [
     p.dealer && !state.over ? h("span", { class: "pill dealer" }, t("ui.morto.pill.dealer")) : null,
     p.id === state.plays_first ? h("span", { class: "pill first" }, t("ui.morto.pill.first")) : null,
