@@ -410,6 +410,24 @@ def test_a_reveal_at_a_full_table_takes_a_card_from_each_of_the_twenty():
     )
 
 
+def test_a_quick_reveal_at_a_full_table_reads_twenty_names_and_no_more():
+    every = [f"p{n}" for n in range(1, 21)]
+    says(
+        refused(full_table(), quick(every)),  # read, then refused by the rule
+        "morto.too_many_lowest",
+        {"count": 20},
+        "At most four players hold the lowest card (the deck has four of each rank): 20 named is impossible.",
+    )
+    says(
+        refused(full_table(), quick([*every, "p1"])),
+        "morto.bad_lowest",
+        {},
+        text("morto.bad_lowest", {}, "en"),
+    )
+    state = play(full_table(), quick(every[16:]))
+    assert [p["lives"] for p in state["players"]] == [3] * 16 + [2] * 4
+
+
 def test_the_swap_helper_at_a_full_table_reads_twenty_face_up_cards():
     state = full_table()
     face_up = {f"p{n}": morto.CAVALLO for n in range(1, 21)}
