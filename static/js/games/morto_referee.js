@@ -5,8 +5,9 @@
 // The round comes first, above the fold at 12 players on a 390×844 phone: who deals and plays first,
 // then every seat as a tile (lives, dealer, who is dead) that is also the reveal: the referee taps who
 // holds the lowest card (several for a tie) and confirms, two taps a round. The same tiles answer the
-// "Infraction" control's questions (who, then to whom for a word to the dead), so the seats never move.
-// The full reveal with every card and the swap helper are one tap away, below.
+// "Infraction" control's questions (who did it, and for a word to the dead, to whom), so the seats
+// never move. The full reveal with every card is one tap away (its sheet then drawn below the round
+// card, open from round to round until the table goes back), the swap helper folded below.
 import { byId, fill, h, hearts } from "../ui.js";
 import { t } from "../i18n.js";
 import { actionsOf, checkAnswers, record } from "../actions.js";
