@@ -71,7 +71,8 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
     "morto": {
         "touched_early": ({"player": PLAYER}, ("player",)),
         "spoke_to_dead": ({"living": PLAYER, "dead": PLAYER}, ("living", "dead")),
-        "reveal": ({"cards": ref("MortoCards")}, ("cards",)),
+        # One of the two (ONE_OF): every card, or the quick reveal's players with the lowest card.
+        "reveal": ({"cards": ref("MortoCards"), "lowest": ref("MortoLowest")}, ()),
     },
     "existentiel": {
         "add_player": ({"name": ref("Name"), "birth_month": integer(1, 12)}, ("name", "birth_month")),
@@ -119,6 +120,10 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
 }
 
 
+# Events that carry exactly one of these fields (the others of their type besides).
+ONE_OF: dict[tuple[str, str], tuple[str, ...]] = {("morto", "reveal"): ("cards", "lowest")}
+
+
 def event_schema_name(game: str, kind: str) -> str:
     return f"Event_{game}_{kind}"
 
@@ -127,10 +132,12 @@ def event_schemas() -> dict:
     schemas = {}
     for game, kinds in EVENT_FIELDS.items():
         for kind, (fields, required) in kinds.items():
+            either = ONE_OF.get((game, kind))
             schemas[event_schema_name(game, kind)] = obj(
                 {"id": ref("ClientId"), "version": ref("Version"), "type": {"const": kind}, **fields},
                 ["id", "type", *required],
                 title=f"{game}: {kind}",
+                **({"oneOf": [{"required": [name]} for name in either]} if either else {}),
             )
     return schemas
 
@@ -525,6 +532,13 @@ def schemas() -> dict:
             "additionalProperties": integer(1, 10),
             "description": "`{player id: rank}`, 1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re.",
         },
+        "MortoLowest": array(
+            PLAYER,
+            minItems=1,
+            maxItems=4,
+            uniqueItems=True,
+            description="The quick reveal: who holds the lowest card (1 to 4 players of `play_order`).",
+        ),
         "Rendezvous": {
             "type": "string",
             "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?$",

@@ -323,3 +323,12 @@ def follow_from_qr(referee, follower_phone, base_url: str, code: str):
     expect(view.locator("#sync")).to_have_text("en direct")
     view.evaluate("window.__notReloaded = true")
     return view
+
+
+def morto_touch(page, pid: str, press=lambda target: target.click()) -> None:
+    """Il Morto: the referee records that ``pid`` touched a card before the knock, through the round
+    card's one "Infraction" control: who (``pid``'s seat), then what. ``press`` taps each control
+    (a click by default; e2e/test_morto.py's scrolls it to the middle of the screen first)."""
+    press(page.locator("#infraction"))
+    press(page.locator(f"#seats button[data-player={pid}]"))
+    press(page.locator("#offence [data-action=touched_early]"))

@@ -21,6 +21,7 @@ from e2e.conftest import (
     _answers,
     companion_command,
     free_port,
+    morto_touch,
 )
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
 
@@ -96,7 +97,7 @@ def test_hand_over_to_a_co_referee_by_qr(phone, server):
     co_referee.on("request", lambda request: requests.append(request.url))
     co_page = co_referee.new_page()
     co_page.goto(url)
-    co_page.click("[data-player=p2] [data-action=touched_early]")
+    morto_touch(co_page, "p2")
     # Seen live by the first referee.
     expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
     assert "#" not in co_page.url

@@ -14,7 +14,7 @@ import re
 
 from playwright.sync_api import expect
 
-from e2e.conftest import LOADED_IMAGE
+from e2e.conftest import LOADED_IMAGE, morto_touch
 from e2e.test_offline import ENGINE_TIMEOUT_MS, SYNC_TIMEOUT_MS, api, lives
 
 CSP_MESSAGE = re.compile(r"Content Security Policy|Content-Security-Policy|Refused to", re.IGNORECASE)
@@ -100,7 +100,7 @@ def test_every_page_runs_under_the_policy_and_the_engine_works_offline(phone, se
     page.click("#snapshot")
     expect(page.locator("#qr-dialog svg")).to_be_visible()
     page.locator("#qr-dialog button[type=submit]").click()
-    page.click("[data-player=p2] [data-action=touched_early]")
+    morto_touch(page, "p2")
     expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
     watch.check(page)
@@ -126,7 +126,7 @@ def test_every_page_runs_under_the_policy_and_the_engine_works_offline(phone, se
     expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
     expect(page.locator("#app[data-version]")).to_be_visible()
     assert lives(page, "p2") == 2
-    page.click("[data-player=p3] [data-action=touched_early]")
+    morto_touch(page, "p3")
     expect(page.locator("[data-player=p3] .hearts")).to_have_attribute("data-lives", "2")
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "1")
     watch.check(page)

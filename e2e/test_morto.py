@@ -6,15 +6,22 @@ follower's page is never reloaded: each check on it waits (bounded) for the live
 
 Seats (ids are given in seating order, which is the order of play): p1 Ada, p2 Bruno, p3 Chiara,
 p4 Dario, p5 Elena, p6 Fabio.
+
+The referee's round card shows every seat as a tile that is also the reveal: a round is the tap of
+who holds the lowest card, then the confirm (``quick``); the full reveal with every card is one tap
+away (``reveal``); a touch or a word to the dead goes through the one "Infraction" control (who,
+what, to whom). ``test_a_round_in_two_taps_with_nothing_to_scroll`` counts the taps of a round at 6,
+8 and 12 players on a 390×844 phone and prints them (run with ``-s`` to read them).
 """
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from e2e.conftest import follow_from_qr
+from e2e.conftest import follow_from_qr, morto_touch
 from engine import core
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
@@ -87,11 +94,51 @@ def expect_synced(page: Page) -> None:
 
 
 def touch(referee: Page, pid: str) -> None:
-    """ "Touched before the knock" on a player."""
-    tap(referee.locator(f"[data-player={pid}] [data-action=touched_early]"))
+    """ "Touched before the knock": Infraction, the player's seat, then what they did."""
+    morto_touch(referee, pid, press=tap)
+
+
+def speak(referee: Page, living: str, dead: str) -> None:
+    """ "Spoke to the dead": Infraction, the living player's seat, what they did, then the dead one's seat."""
+    tap(referee.locator("#infraction"))
+    tap(referee.locator(f"#seats button[data-player={living}]"))
+    tap(referee.locator("#offence [data-action=spoke]"))
+    expect(referee.locator("#seats-title")).to_have_text(f"{NAME[living]} a parlé à qui\u00a0?")
+    tap(referee.locator(f"#seats button[data-player={dead}]"))
+
+
+def infraction_offers(referee: Page, who: list[str]) -> None:
+    """The Infraction control asks who, offering exactly these seats (then is cancelled)."""
+    tap(referee.locator("#infraction"))
+    expect(referee.locator("#seats-title")).to_have_text("Infraction\u00a0: qui\u00a0?")
+    expect(referee.locator("#seats button.seat")).to_have_count(len(who))
+    for pid in who:
+        expect(referee.locator(f"#seats button[data-player={pid}]")).to_be_visible()
+    tap(referee.locator("#infraction-cancel"))
+    expect(referee.locator("#seats-title")).to_contain_text("Qui a la plus petite carte")
+
+
+def quick(referee: Page, losers: list[str]) -> None:
+    """The quick reveal: the seats of who holds the lowest card, then the confirm, which names them."""
+    for pid in losers:
+        tap(referee.locator(f"#seats [data-player={pid}]"))
+        expect(referee.locator(f"#seats [data-player={pid}]")).to_have_attribute("aria-pressed", "true")
+    verb = "perdent" if len(losers) > 1 else "perd"
+    named = ", ".join(NAME[p] for p in sorted(losers, key=lambda pid: int(pid[1:])))  # in seat order
+    confirm = referee.locator("#confirm-lowest")
+    expect(confirm).to_have_text(f"Valider — {named} {verb} une vie")
+    tap(confirm)
+
+
+def open_full_reveal(referee: Page) -> None:
+    """One tap from the round card to the sheet of every card (it stays open from round to round)."""
+    if referee.locator("#full-sheet").count() == 0:
+        tap(referee.locator("#full-reveal"))
+    expect(referee.locator("#full-sheet")).to_be_visible()
 
 
 def pick_ranks(referee: Page, cards: dict[str, int]) -> None:
+    open_full_reveal(referee)
     for pid, rank in cards.items():
         tap(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']"))
         expect(referee.locator(f"[data-reveal={pid}] [data-rank='{rank}']")).to_have_attribute(
@@ -131,10 +178,17 @@ def expect_turn(pages: list[Page], round_: int, dealer: str, first: str) -> None
 
 
 def expect_reveal_sheet(referee: Page, order: list[str]) -> None:
-    """The reveal sheet lists exactly these players, in play order (the dealer last)."""
-    expect(referee.locator("[data-reveal]")).to_have_count(len(order))
-    for i, pid in enumerate(order):
-        expect(referee.locator("[data-reveal]").nth(i)).to_have_attribute("data-reveal", pid)
+    """Who holds a card: the seats the quick reveal offers (in seat order), and the rows of the full
+    reveal's sheet, if open, in play order (the dealer last)."""
+    if referee.locator("#full-sheet").count():
+        expect(referee.locator("[data-reveal]")).to_have_count(len(order))
+        for i, pid in enumerate(order):
+            expect(referee.locator("[data-reveal]").nth(i)).to_have_attribute("data-reveal", pid)
+        return
+    pickable = referee.locator("#seats button.seat")
+    expect(pickable).to_have_count(len(order))
+    for i, pid in enumerate(sorted(order, key=lambda pid: int(pid[1:]))):
+        expect(pickable.nth(i)).to_have_attribute("data-player", pid)
 
 
 def expect_dead_banner(view: Page, dead: list[str]) -> None:
@@ -186,9 +240,8 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     expect_lives(both, dict.fromkeys(NAME, 3))
     expect_dead_banner(view, [])
     expect_reveal_sheet(referee, [DARIO, ELENA, FABIO, ADA, BRUNO, CHIARA])
-    # The dealer may touch the cards: no such button for her.
-    expect(referee.locator(f"[data-player={CHIARA}] [data-action=touched_early]")).to_have_count(0)
-    expect(referee.locator("[data-action=touched_early]")).to_have_count(5)
+    # The dealer may touch the cards, and nobody is dead: the infraction offers everyone else.
+    infraction_offers(referee, [DARIO, ELENA, FABIO, ADA, BRUNO])
 
     # A second tab on the referee's phone whose live stream is down: it does not hear of the
     # first tab's taps, so each tap it makes is against an old version of the table.
@@ -266,46 +319,68 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     expect_dead_banner(view, [ELENA])  # large, on the follower's phone, without a reload
     expect(referee.locator(f"[data-player={ELENA}]")).to_have_class(re.compile(r"\bis-dead\b"))
     expect(referee.locator(f"[data-player={ELENA}] .pill.dead")).to_have_text("mort·e")
-    expect(referee.locator(f"[data-player={ELENA}] [data-action]")).to_have_count(0)
+    expect(referee.locator(".dead-line")).to_have_text("☠ Mort·es : Elena")
     # Whoever plays first skips the dead: Fabio now.
     expect_turn(both, 2, dealer=DARIO, first=FABIO)
     expect_reveal_sheet(referee, [FABIO, ADA, BRUNO, CHIARA, DARIO])
-    screenshot(referee, "morto-referee-elena-dead")
+    screenshot(referee, "morto-referee-elena-dead-full-reveal")
     screenshot(view, "morto-view-elena-dead")
-
-    reveal(referee, {FABIO: 5, ADA: ASSO, BRUNO: 6, CHIARA: 7, DARIO: RE}, losers=[ADA])
+    # Back to the quick reveal, which the dead are not offered in, nor in the infraction (as a
+    # speaker: she may be spoken to). Ada holds the lowest card.
+    tap(referee.locator("#quick-reveal"))
+    expect(referee.locator("#full-sheet")).to_have_count(0)
+    expect_reveal_sheet(referee, [FABIO, ADA, BRUNO, CHIARA, DARIO])
+    infraction_offers(referee, [FABIO, ADA, BRUNO, CHIARA])
+    screenshot(referee, "morto-referee-elena-dead")
+    quick(referee, [ADA])
     expect_lives(both, {ADA: 2})
     # The deal skips dead Elena: Fabio deals round 3, Ada plays first.
     expect_turn(both, 3, dealer=FABIO, first=ADA)
     expect_dead_banner(view, [ELENA])
 
     # Round 3: the living who are not dealing may be marked as having spoken to the dead;
-    # the dealer may speak to them freely, so he is not offered the button.
-    for pid in (ADA, BRUNO, CHIARA, DARIO):
-        expect(referee.locator(f"[data-player={pid}] [data-action=spoke]")).to_have_count(1)
-    expect(referee.locator(f"[data-player={FABIO}] [data-action=spoke]")).to_have_count(0)
-    expect(referee.locator(f"[data-player={ELENA}] [data-action=spoke]")).to_have_count(0)
+    # the dealer may speak to them freely, so he is not offered.
+    infraction_offers(referee, [ADA, BRUNO, CHIARA, DARIO])
     # Ada spoke to Elena: Ada gives her a life; Elena is back, but holds no card this round.
-    tap(referee.locator(f"[data-player={ADA}] [data-action=spoke]"))
-    picker = referee.locator(f"[data-picker={ADA}]")
-    expect(picker.locator("[data-dead]")).to_have_text(["☠ Elena"])
-    tap(picker.locator(f"[data-dead={ELENA}]"))
+    tap(referee.locator("#infraction"))
+    tap(referee.locator(f"#seats button[data-player={ADA}]"))
+    expect(referee.locator("#seats-title")).to_have_text("Qu'a fait Ada\u00a0?")
+    expect(referee.locator("#offence [data-action]")).to_have_text(
+        ["✋ Touché avant le toc", "🗣 A parlé à un·e mort·e"]
+    )
+    tap(referee.locator("#offence [data-action=spoke]"))
+    # To whom: the dead only (and Ada's own seat, pressed, to choose someone else instead).
+    expect(referee.locator("#seats button.seat")).to_have_count(2)
+    expect(referee.locator(f"#seats button[data-player={ADA}]")).to_have_attribute("aria-pressed", "true")
+    expect(referee.locator(f"#seats button[data-player={ELENA}]")).to_contain_text("Elena")
+    screenshot(referee, "morto-referee-infraction-to-whom")
+    tap(referee.locator(f"#seats button[data-player={ELENA}]"))
     expect_lives(both, {ADA: 1, ELENA: 1})
     expect_dead_banner(view, [])
     for page in both:
         expect(page.locator(f"[data-player={ELENA}]")).not_to_have_class(re.compile(r"\bis-dead\b"))
         expect(page.locator(f"[data-player={ELENA}] .pill", has_text="sans carte ce tour")).to_be_visible()
     expect_reveal_sheet(referee, [ADA, BRUNO, CHIARA, DARIO, FABIO])
-    expect(referee.locator(f"[data-player={ELENA}] [data-action=touched_early]")).to_have_count(0)
-    expect(referee.locator("[data-action=spoke]")).to_have_count(0)  # nobody is dead any more
+    # Elena holds no card to touch, and nobody is dead any more: nobody may have spoken to the dead.
+    infraction_offers(referee, [ADA, BRUNO, CHIARA, DARIO])
+    tap(referee.locator("#infraction"))
+    tap(referee.locator(f"#seats button[data-player={BRUNO}]"))
+    expect(referee.locator("#offence [data-action]")).to_have_text(["✋ Touché avant le toc"])
+    tap(referee.locator(f"#seats button[data-player={BRUNO}]"))  # his seat again: someone else, then
+    expect(referee.locator("#seats-title")).to_have_text("Infraction\u00a0: qui\u00a0?")
+    tap(referee.locator("#infraction-cancel"))
+    assert table_json(referee, code)["version"] == 7  # nothing recorded by all that
 
     round3 = {ADA: 5, BRUNO: ASSO, CHIARA: 6, DARIO: 7, FABIO: RE}
-    reveal(referee, round3, losers=[BRUNO])
+    quick(referee, [BRUNO])
     expect_lives(both, {BRUNO: 2})
     expect_turn(both, 4, dealer=ADA, first=BRUNO)
     # Elena is dealt in again from this round.
     expect_reveal_sheet(referee, [BRUNO, CHIARA, DARIO, ELENA, FABIO, ADA])
     expect(view.locator(f"[data-player={ELENA}] .pill", has_text="sans carte ce tour")).to_have_count(0)
+    history = referee.request.get(f"/api/tables/{code}/history").json()["events"]
+    assert history[-1]["event"] == {"type": "reveal", "lowest": [BRUNO]}
+    assert history[-1]["said"]["code"] == "morto.story.lowest"
 
     # Undo, one tap in the dock: the reveal is taken back on both phones.
     referee.locator(".dock #undo").tap()
@@ -313,6 +388,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     expect_lives(both, {BRUNO: 3, ADA: 1, ELENA: 1})
     expect_reveal_sheet(referee, [ADA, BRUNO, CHIARA, DARIO, FABIO])
     expect(view.locator(f"[data-player={ELENA}] .pill", has_text="sans carte ce tour")).to_be_visible()
+    # This time the table wants every card checked: the full reveal, one tap away.
     reveal(referee, round3, losers=[BRUNO])
     expect_turn(both, 4, dealer=ADA, first=BRUNO)
     expect_lives(both, {ADA: 1, BRUNO: 2, CHIARA: 3, DARIO: 1, ELENA: 1, FABIO: 2})
@@ -371,13 +447,14 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
         expect_turn(both, 4, dealer=ADA, first=next_first)
     expect_dead_banner(view, [BRUNO, CHIARA, DARIO, ELENA])
     expect_reveal_sheet(referee, [FABIO, ADA])
-    reveal(referee, {FABIO: RE, ADA: ASSO}, losers=[ADA])
+    tap(referee.locator("#quick-reveal"))
+    quick(referee, [ADA])
 
     expect_winner(both, [FABIO], "🏆 Fabio gagne !")
     expect_lives(both, {ADA: 0, FABIO: 2})
     expect(view.locator("#dead")).to_have_count(0)
-    expect(referee.locator("#confirm-reveal")).to_have_count(0)
-    expect(referee.locator("[data-action]")).to_have_count(0)
+    expect(referee.locator("#confirm-reveal, #confirm-lowest, #infraction, #full-reveal")).to_have_count(0)
+    expect(referee.locator("[data-action], #seats button")).to_have_count(0)
     expect(referee.get_by_text("Partie terminée.")).to_be_visible()
     screenshot(referee, "morto-referee-winner")
     screenshot(view, "morto-view-winner")
@@ -421,6 +498,166 @@ def test_the_last_two_dying_together_share_the_win(phone, server):
     outcome = table_json(referee, code)["state"]["outcome"]
     assert outcome == {"reason": "morto.shared_win", "params": {"names": "Ada, Chiara"}}
     assert view.evaluate("window.__notReloaded") is True, "the follower's page was reloaded"
+
+
+# --- a round in two taps, on one screen ----------------------------------------------------------------
+
+TWELVE = [*NAMES, "Giulia", "Hugo", "Irene", "Jacopo", "Katia", "Luca"]
+
+
+class Thumb:
+    """The referee's thumb on a 390×844 phone: it taps only what the screen shows as it is, never
+    scrolled (every control wholly between the top of the page and the dock fixed at the bottom),
+    and counts its taps."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.taps = 0
+
+    def tap(self, target) -> None:
+        expect(target).to_be_enabled()
+        assert self.page.evaluate("scrollY") == 0, "the page had to be scrolled"
+        box = target.bounding_box()
+        dock = self.page.locator(".dock").bounding_box()
+        assert box is not None and box["y"] >= 0, f"{target} is not on the screen: {box}"
+        assert box["y"] + box["height"] <= dock["y"], (
+            f"{target} is below the fold (the dock at {dock['y']}): {box}"
+        )
+        target.tap()
+        self.taps += 1
+
+
+def open_referee(referee_phone, names: list[str], lives: int) -> tuple[Page, str]:
+    """A table made through the API (the new-table form is tested above), opened on the referee's
+    phone as its hand-over link does; returns the page and the table's code."""
+    referee = referee_phone.new_page()
+    answer = referee.request.post(
+        "/api/tables", data={"game": "morto", "players": names, "options": {"lives": lives, "dealer": 0}}
+    )
+    assert answer.ok
+    table = answer.json()
+    referee.goto(f"/r/{table['code']}#s={table['secret']}")
+    expect(referee.locator("#seats")).to_be_visible()
+    expect_synced(referee)
+    return referee, table["code"]
+
+
+@pytest.mark.parametrize("count", [6, 8, 12])
+def test_a_round_in_two_taps_with_nothing_to_scroll(phone, server, screenshot, count):
+    """Issue 29: a typical round (one loser) in at most 3 taps with no scrolling, at 6, 8 and 12 players:
+    the seat of who holds the lowest card, then confirm. Two such rounds (the second kills the first
+    one's loser), then a tie, each tap on a control the screen shows without scrolling."""
+    names = TWELVE[:count]
+    ids = {name: f"p{i + 1}" for i, name in enumerate(names)}
+    referee, code = open_referee(phone(), names, lives=2)
+    thumb = Thumb(referee)
+    screenshot(referee, f"morto-referee-{count}-round-1")
+    taps = []
+    # Rounds 1 and 2: Bruno holds the lowest card twice, and dies; round 3: Dario and Fabio tie.
+    for number, losers in enumerate(([ids["Bruno"]], [ids["Bruno"]], [ids["Dario"], ids["Fabio"]]), start=1):
+        before = thumb.taps
+        expect(referee.locator("#seats-title")).to_contain_text("Qui a la plus petite carte")
+        for pid in losers:
+            thumb.tap(referee.locator(f"#seats [data-player={pid}]"))
+        named = ", ".join(NAME[pid] for pid in losers)
+        verb = "perdent" if len(losers) > 1 else "perd"
+        confirm = referee.locator("#confirm-lowest")
+        expect(confirm).to_have_text(f"Valider — {named} {verb} une vie")
+        if number == 3:
+            screenshot(referee, f"morto-referee-{count}-tie")
+        thumb.tap(confirm)
+        expect(referee.locator("[data-round]")).to_have_text(str(number + 1))
+        expect_synced(referee)
+        taps.append(thumb.taps - before)
+    state = table_json(referee, code)["state"]
+    lives = {p["id"]: p["lives"] for p in state["players"]}
+    assert lives[ids["Bruno"]] == 0 and lives[ids["Dario"]] == lives[ids["Fabio"]] == 1
+    assert sum(lives.values()) == 2 * count - 4
+    # The dead stay in their seat, dead, and are offered no more.
+    expect(referee.locator(f"#seats [data-player={ids['Bruno']}]")).to_have_class(re.compile(r"\bis-dead\b"))
+    expect(referee.locator(f"#seats button[data-player={ids['Bruno']}]")).to_have_count(0)
+    expect(referee.locator("#seats button.seat")).to_have_count(count - 1)
+    # The controls one tap away are on the same screen too.
+    for control in ("#infraction", "#full-reveal"):
+        box = referee.locator(control).bounding_box()
+        assert box["y"] + box["height"] <= referee.locator(".dock").bounding_box()["y"], control
+    screenshot(referee, f"morto-referee-{count}")
+    referee.emulate_media(color_scheme="dark")
+    screenshot(referee, f"morto-referee-{count}-dark")
+    print(
+        f"\nIl Morto, {count} players, 390×844: {taps[0]} and {taps[1]} taps for a round with one loser, "
+        f"{taps[2]} with a tie; scrolled {referee.evaluate('scrollY')} px"
+    )
+    assert taps == [2, 2, 3]
+
+
+def test_an_infraction_is_one_control_that_asks_who_what_and_to_whom(phone, server, screenshot):
+    """One "Infraction" control instead of a button per player: who (the players the engine lists for
+    a touch or a word to the dead), what, and for a word to the dead, to whom. Each step can be
+    cancelled, and nothing is recorded until the last."""
+    referee, code = open_referee(phone(), TWELVE, lives=1)
+    thumb = Thumb(referee)
+    # Who: everyone but the dealer, Ada; with nobody dead, only a touch.
+    thumb.tap(referee.locator("#infraction"))
+    expect(referee.locator("#seats-title")).to_have_text("Infraction\u00a0: qui\u00a0?")
+    expect(referee.locator("#seats button.seat")).to_have_count(11)
+    expect(referee.locator(f"#seats button[data-player={ADA}]")).to_have_count(0)
+    thumb.tap(referee.locator(f"#seats button[data-player={CHIARA}]"))
+    expect(referee.locator("#seats-title")).to_have_text("Qu'a fait Chiara\u00a0?")
+    expect(referee.locator("#offence [data-action]")).to_have_text(["✋ Touché avant le toc"])
+    screenshot(referee, "morto-referee-infraction-what")
+    thumb.tap(referee.locator("#offence [data-action=touched_early]"))
+    expect_lives([referee], {CHIARA: 0})
+    expect(referee.locator("#seats-title")).to_contain_text("Qui a la plus petite carte")
+    assert thumb.taps == 3
+    # Chiara is dead: Elena spoke to her. Who: the living but the dealer; what: both; to whom: Chiara.
+    thumb.tap(referee.locator("#infraction"))
+    expect(referee.locator("#seats button.seat")).to_have_count(10)
+    screenshot(referee, "morto-referee-infraction-who")
+    thumb.tap(referee.locator(f"#seats button[data-player={ELENA}]"))
+    expect(referee.locator("#offence [data-action]")).to_have_text(
+        ["✋ Touché avant le toc", "🗣 A parlé à un·e mort·e"]
+    )
+    thumb.tap(referee.locator("#offence [data-action=spoke]"))
+    expect(referee.locator("#seats-title")).to_have_text("Elena a parlé à qui\u00a0?")
+    # Cancelled at the last step: nothing recorded.
+    thumb.tap(referee.locator("#infraction-cancel"))
+    expect(referee.locator("#seats-title")).to_contain_text("Qui a la plus petite carte")
+    assert table_json(referee, code)["version"] == 1
+    for step in ("#infraction", f"#seats button[data-player={ELENA}]", "#offence [data-action=spoke]"):
+        thumb.tap(referee.locator(step))
+    thumb.tap(referee.locator(f"#seats button[data-player={CHIARA}]"))
+    expect_lives([referee], {CHIARA: 1, ELENA: 0})
+    expect_synced(referee)
+    history = table_json(referee, code)
+    assert history["version"] == 2
+    events = referee.request.get(f"/api/tables/{code}/history").json()["events"]
+    assert [entry["event"] for entry in events] == [
+        {"type": "touched_early", "player": CHIARA},
+        {"type": "spoke_to_dead", "living": ELENA, "dead": CHIARA},
+    ]
+
+
+def test_the_full_reveal_is_one_tap_away_and_checks_the_cards(phone, server):
+    """For a table that wants the app to check the deck: every card, one tap from the round card."""
+    referee, code = open_referee(phone(), NAMES, lives=3)
+    Thumb(referee).tap(referee.locator("#full-reveal"))
+    expect(referee.locator("#confirm-lowest")).to_have_count(0)
+    expect_reveal_sheet(referee, [BRUNO, CHIARA, DARIO, ELENA, FABIO, ADA])
+    # Five Assi cannot be: the phone says why before anything is sent.
+    pick_ranks(referee, dict.fromkeys([BRUNO, CHIARA, DARIO, ELENA, FABIO], ASSO) | {ADA: RE})
+    expect(referee.locator(".sheet .error")).to_have_text(
+        "Le jeu n'a que quatre Asso : 5 révélé·es, c'est impossible."
+    )
+    reveal(referee, {FABIO: 4}, losers=[BRUNO, CHIARA, DARIO, ELENA])
+    expect_lives([referee], {BRUNO: 2, CHIARA: 2, DARIO: 2, ELENA: 2, FABIO: 3, ADA: 3})
+    # The sheet stays open for the next round, until the table goes back to the quick reveal.
+    expect(referee.locator("#full-sheet")).to_be_visible()
+    tap(referee.locator("#quick-reveal"))
+    expect(referee.locator("#full-sheet")).to_have_count(0)
+    quick(referee, [FABIO])
+    expect_lives([referee], {FABIO: 2})
+    assert table_json(referee, code)["version"] == 2
 
 
 # --- one language at a time ----------------------------------------------------------------------------
@@ -472,15 +709,23 @@ def test_an_english_phone_referees_and_follows_in_english(phone, server):
     expect(status).to_contain_text("Round 1")
     expect(status).to_contain_text("Dealer: Ada")
     expect(status).to_contain_text("Plays first: Bruno")
-    expect(referee.locator(f"[data-player={BRUNO}] [data-action=touched_early]")).to_have_text(
-        "✋ Touched before the knock"
-    )
     expect(referee.locator(f"[data-player={ADA}] .pill.dealer")).to_have_text("dealer")
+    expect(referee.locator("#seats-title")).to_have_text("Who holds the lowest card? several for a tie")
+    expect(referee.locator("#confirm-lowest")).to_have_text("Tap who holds it, then confirm")
+    expect(referee.locator("#full-reveal")).to_have_text("Every card")
+    open_full_reveal(referee)
     expect(referee.locator(".sheet h2")).to_contain_text("Reveal")
     expect(referee.locator("#confirm-reveal")).to_have_text("Confirm the reveal")
+    expect(referee.locator("#quick-reveal")).to_have_text("Quick reveal")
 
     # Bruno touched his card early: he dies (one life); the follower's banner says so in English.
-    touch(referee, BRUNO)
+    expect(referee.locator("#infraction")).to_have_text("⚠ Foul")
+    tap(referee.locator("#infraction"))
+    expect(referee.locator("#seats-title")).to_have_text("Foul: who?")
+    tap(referee.locator(f"#seats button[data-player={BRUNO}]"))
+    expect(referee.locator("#seats-title")).to_have_text("What did Bruno do?")
+    expect(referee.locator("#offence [data-action]")).to_have_text(["✋ Touched before the knock"])
+    tap(referee.locator("#offence [data-action=touched_early]"))
     expect(view.locator("#dead h2")).to_have_text("☠ The dead — do not speak to them!")
     expect(referee.locator(f"[data-player={BRUNO}] .pill.dead")).to_have_text("dead")
 

@@ -15,6 +15,8 @@ import urllib.request
 
 from playwright.sync_api import expect
 
+from e2e.conftest import morto_touch
+
 ENGINE_TIMEOUT_MS = 90_000  # Pyodide compiles ~10 MB of wasm: slow on a busy 2-core machine
 SYNC_TIMEOUT_MS = 20_000
 
@@ -45,7 +47,15 @@ def lives(page, player: str) -> int:
     return int(page.locator(f"[data-player={player}] .hearts").get_attribute("data-lives"))
 
 
+def open_full_reveal(page) -> None:
+    """Il Morto's full reveal, every card: one tap from the round card, then open from round to round."""
+    if page.locator("#full-sheet").count() == 0:
+        page.click("#full-reveal")
+    expect(page.locator("#full-sheet")).to_be_visible()
+
+
 def reveal(page, cards: dict[str, int]) -> None:
+    open_full_reveal(page)
     for player, rank in cards.items():
         page.click(f"[data-reveal={player}] [data-rank='{rank}']")
     page.click("#confirm-reveal")
@@ -68,12 +78,13 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
         dealer = page.locator("[data-dealer]").get_attribute("data-dealer")
         toucher = next(f"p{i}" for i in range(1, 7) if f"p{i}" != dealer)
         before = lives(page, toucher)
-        page.click(f"[data-player={toucher}] [data-action=touched_early]")
+        morto_touch(page, toucher)
         expect(page.locator(f"[data-player={toucher}] .hearts")).to_have_attribute(
             "data-lives", str(before - 1)
         )
         expected.append(("touched_early", toucher))
         taps += 1
+        open_full_reveal(page)
         order = [el.get_attribute("data-reveal") for el in page.locator("[data-reveal]").all()]
         # A refusal first: five Assi when the deck has four — the phone's engine says which rule.
         if round_number == 1:
@@ -92,7 +103,7 @@ def test_thirty_offline_taps_in_il_morto_reach_the_server_once_in_order(phone, s
         # More touches, each its own event, to pass thirty taps.
         dealer_now = page.locator("[data-dealer]").get_attribute("data-dealer")
         for player in [p for p in order if p != dealer_now][:5]:
-            page.click(f"[data-player={player}] [data-action=touched_early]")
+            morto_touch(page, player)
             expected.append(("touched_early", player))
             taps += 1
         expect(page.locator("#sync")).to_have_attribute("data-waiting", str(len(expected)))
@@ -146,8 +157,8 @@ def test_conflict_with_a_co_referee_is_rebased_and_refusals_are_shown(phone, ser
     context, page = installed_referee(phone, server, table)
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
     context.set_offline(True)
-    page.click("[data-player=p3] [data-action=touched_early]")  # offline: Cyd touched early and dies
-    page.click("[data-player=p4] [data-action=touched_early]")  # and Dom
+    morto_touch(page, "p3")  # offline: Cyd touched early and dies
+    morto_touch(page, "p4")  # and Dom
     page.click("#undo")  # the referee changes their mind about Dom
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "3")
 
@@ -186,8 +197,8 @@ def test_a_tap_the_co_referee_made_illegal_is_set_aside_with_its_reason(phone, s
     context, page = installed_referee(phone, server, table)
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
     context.set_offline(True)
-    page.click("[data-player=p3] [data-action=touched_early]")  # offline: Cyd touched early
-    page.click("[data-player=p2] [data-action=touched_early]")  # and Ben
+    morto_touch(page, "p3")  # offline: Cyd touched early
+    morto_touch(page, "p2")  # and Ben
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "2")
 
     # The co-referee already recorded Cyd's touch: Cyd is dead on the server.
@@ -292,10 +303,13 @@ def test_two_taps_in_the_same_instant_are_each_checked_after_the_other(phone, se
     context, page = installed_referee(phone, server, table)
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
     context.set_offline(True)
-    # Both clicks land before the first tap's check has come back from the engine worker.
+    # The three taps land before the first one's check has come back from the engine worker (each
+    # through the Infraction control: who, then what, drawn at once after every click).
     page.evaluate("""() => {
       for (const player of ["p2", "p3", "p2"]) {
-        document.querySelector(`[data-player=${player}] [data-action=touched_early]`).click();
+        document.querySelector("#infraction").click();
+        document.querySelector(`#seats button[data-player=${player}]`).click();
+        document.querySelector("#offence [data-action=touched_early]").click();
       }
     }""")
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "3")

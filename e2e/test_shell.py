@@ -11,6 +11,7 @@ import time
 from playwright.sync_api import expect
 
 from companion.i18n import catalogue
+from e2e.conftest import morto_touch
 from e2e.test_offline import api
 
 # Every visible text of the page with its colour and the colour behind it (the first opaque
@@ -240,7 +241,7 @@ def test_my_tables_lists_this_phones_tables_newest_first_with_their_state(phone,
     expect(page.locator("#sync")).to_have_text("en direct")
     page.goto(f"/r/{refereed['code']}#s={refereed['secret']}")
     expect(page.locator("#app[data-version]")).to_be_visible()
-    page.click("[data-player=p2] [data-action=touched_early]")
+    morto_touch(page, "p2")
     expect(page.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
 
     page.goto("/")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
+from e2e.conftest import morto_touch
+
 SHOTS = Path("/tmp/shots/story")
 NAMES = ["Léa", "Marc", "Zoé"]
 
@@ -80,14 +82,14 @@ def test_the_story_panel_tells_a_morto_game_in_french_and_undoes_from_it(phone):
     expect(referee.locator("#story .story-panel .hint")).to_have_text(
         "Rien encore : chaque évènement s'inscrira ici."
     )
-    tap(referee.locator("[data-player=p2] [data-action=touched_early]"))
+    morto_touch(referee, "p2", press=tap)
     synced(referee)
     items = referee.locator("#story .story-item")
     expect(items).to_have_count(1)
     expect(items.first.locator(".story-text")).to_have_text(
         "Marc a touché ses cartes trop tôt : une vie de moins"
     )
-    tap(referee.locator("[data-player=p3] [data-action=touched_early]"))
+    morto_touch(referee, "p3", press=tap)
     synced(referee)
     expect(items).to_have_count(2)
     # Newest first; only the latest event in effect has the panel's Undo.

@@ -14,6 +14,8 @@ import urllib.request
 
 from playwright.sync_api import expect
 
+from e2e.conftest import morto_touch
+
 ENGINE_TIMEOUT_MS = 90_000
 SYNC_TIMEOUT_MS = 20_000
 NAMES = ["Ana", "Ben", "Cyd", "Dom", "Eva"]
@@ -108,7 +110,7 @@ def test_a_long_log_goes_to_the_worker_once_then_only_what_changed(phone, server
     assert whole["events"] == 300 and whole["size"] > 300 * 40
 
     # A tap: the worker gets the waiting tap alone, then the acknowledged event alone.
-    page.click("[data-player=p5] [data-action=touched_early]")
+    morto_touch(page, "p5")
     expect(page.locator("#sync")).to_have_attribute("data-waiting", "0", timeout=SYNC_TIMEOUT_MS)
     expect(page.locator("#app")).to_have_attribute("data-version", "301")
     expect(page.locator("[data-player=p5] .hearts")).to_have_attribute("data-lives", "8")
@@ -157,7 +159,7 @@ def test_a_long_log_goes_to_the_worker_once_then_only_what_changed(phone, server
     requests.clear()
     page.reload()
     expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
-    page.click("[data-player=p5] [data-action=touched_early]")
+    morto_touch(page, "p5")
     expect(page.locator("#app")).to_have_attribute("data-version", "306", timeout=SYNC_TIMEOUT_MS)
     expect(page.locator("[data-player=p5] .hearts")).to_have_attribute("data-lives", "7")
     [whole] = sent(page, "base_set")

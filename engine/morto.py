@@ -92,6 +92,26 @@ MESSAGES = {
         "Le jeu n'a que quatre {rank_name} : {count} révélé·es, c'est impossible.",
         "The deck has only four {rank_name}: {count} revealed is impossible.",
     ),
+    "morto.cards_or_lowest": (
+        "Une révélation donne soit la carte de chacun·e (cards), soit qui a la plus petite carte (lowest) :"
+        " l'un ou l'autre, pas les deux.",
+        "A reveal gives either everyone's card (cards) or who holds the lowest card (lowest): one or the"
+        " other, not both.",
+    ),
+    "morto.bad_lowest": (
+        "La révélation rapide nomme qui a la plus petite carte : une liste de 1 à 4 joueur·euses [id, …].",
+        "The quick reveal names who holds the lowest card: a list of 1 to 4 players [id, …].",
+    ),
+    "morto.named_twice": (
+        "{name} est nommé·e deux fois : une révélation ne coûte qu'une vie à chacun·e.",
+        "{name} is named twice: a reveal costs each player one life at most.",
+    ),
+    "morto.too_many_lowest": (
+        "Au plus quatre personnes ont la plus petite carte (le jeu a quatre cartes de chaque rang) :"
+        " {count} nommées, c'est impossible.",
+        "At most four players hold the lowest card (the deck has four of each rank): {count} named is"
+        " impossible.",
+    ),
     "morto.bad_face_up": (
         "Seuls un Cavallo (9) ou un Re (10) se posent face visible.",
         "Only a Cavallo (9) or a Re (10) is laid face up.",
@@ -125,7 +145,6 @@ MESSAGES = {
     "morto.reveal.one_loses": ("{names} perd une vie", "{names} loses a life"),
     "morto.reveal.several_lose": ("{names} perdent une vie", "{names} lose a life"),
     "morto.dead.warning": ("Mort·es — ne leur parlez pas !", "The dead — do not speak to them!"),
-    "morto.spoke.picker": ("{name} a parlé à… (donne une vie)", "{name} spoke to… (gives a life)"),
     "morto.won": ("{names} gagne !", "{names} wins!"),
     "morto.shared_win": (
         "Les dernier·es vivant·es sont mort·es ensemble : {names} se partagent la victoire.",
@@ -147,6 +166,14 @@ MESSAGES = {
     "morto.story.reveal_several": (
         "Révélation, manche {round} ({cards}) : {names} perdent une vie",
         "Reveal, round {round} ({cards}): {names} lose a life",
+    ),
+    "morto.story.lowest": (
+        "{names} avait la plus petite carte : −1 vie",
+        "{names} had the lowest card: −1 life",
+    ),
+    "morto.story.lowest_several": (
+        "{names} avaient la plus petite carte : −1 vie chacun·e",
+        "{names} had the lowest card: −1 life each",
     ),
     "morto.story.measure": ("Vies", "Lives"),
     "morto.story.start": ("Début", "Start"),
@@ -197,6 +224,11 @@ def _by_id(state: dict, pid: str) -> dict:
     return next(p for p in state["players"] if p["id"] == pid)
 
 
+def _holding(state: dict) -> set[str]:
+    """The ids of the players holding a card this round: `play_order`'s, as a set."""
+    return {p["id"] for p in state["players"] if p["dealt"] and p["lives"] > 0}
+
+
 def play_order(state: dict) -> list[dict]:
     """The players holding a card this round, from who plays first to the dealer, who plays last."""
     players = state["players"]
@@ -237,7 +269,7 @@ def check_spoke_to_dead(state: dict, living: dict, dead: dict) -> None:
 
 def check_reveal(state: dict, cards) -> dict[str, int]:
     """One known rank for every living player dealt in and no one else, at most four of a rank."""
-    holding = {p["id"] for p in state["players"] if p["dealt"] and p["lives"] > 0}  # play_order's
+    holding = _holding(state)
     # The usual reveal passes every check but the count at once: a plain int rank 1..10 for every
     # holder and nobody else. Anything else is read entry by entry, the first fault named.
     if not (
@@ -290,6 +322,28 @@ def _check_rank_counts(cards: dict[str, int]) -> None:
         raise IllegalEvent("morto.too_many_of_rank", rank=rank, rank_name=RANKS[rank], count=count)
 
 
+def check_lowest(state: dict, lowest) -> list[str]:
+    """The quick reveal: 1 to 4 players holding a card this round, each named once (a rank has four
+    cards). The table says who holds the lowest card; the app cannot check cards it was not told."""
+    # At most one name per seat is read: a longer list is refused before any entry is looked at.
+    if not isinstance(lowest, list) or not 1 <= len(lowest) <= MAX_PLAYERS:
+        raise InvalidEvent("morto.bad_lowest")
+    players = {p["id"]: p for p in state["players"]}
+    for pid in lowest:
+        if not isinstance(pid, str) or pid not in players:
+            raise InvalidEvent("unknown_player", player=short(pid), field="lowest")
+    for i, pid in enumerate(lowest):
+        if pid in lowest[:i]:
+            raise InvalidEvent("morto.named_twice", player=pid, name=players[pid]["name"])
+    holding = _holding(state)
+    extra = [players[pid] for pid in lowest if pid not in holding]
+    if extra:
+        raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
+    if len(lowest) > COPIES_PER_RANK:
+        raise IllegalEvent("morto.too_many_lowest", count=len(lowest))
+    return lowest
+
+
 def losers(cards: dict[str, int]) -> list[str]:
     """Every holder of the lowest rank revealed loses a life."""
     if not cards:
@@ -322,9 +376,19 @@ def spoke_to_dead(state: dict, event: dict) -> None:
     dead["lives"] += 1  # back to life, but dealt in only from the next round: "dealt" stays False
 
 
+def revealed_losers(state: dict, event: dict) -> list[str]:
+    """Who loses a life in a reveal: the holders of the lowest rank of ``cards`` (every card given),
+    or the players ``lowest`` names (the quick reveal). An event carries one of the two."""
+    if ("cards" in event) == ("lowest" in event):
+        raise InvalidEvent("morto.cards_or_lowest")
+    if "lowest" in event:
+        return check_lowest(state, event["lowest"])
+    return losers(check_reveal(state, event["cards"]))
+
+
 def reveal(state: dict, event: dict) -> None:
-    cards = check_reveal(state, event.get("cards"))
-    losing_ids = losers(cards)
+    """Every loser loses a life, then the round ends the same way whichever kind of reveal it was."""
+    losing_ids = revealed_losers(state, event)
     players = state["players"]
     ids = [p["id"] for p in players]
     for pid in losing_ids:
@@ -350,7 +414,7 @@ def reveal(state: dict, event: dict) -> None:
 
 EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "reveal": reveal}
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
-FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards",)}
+FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards", "lowest")}
 
 # The fields holding text the table supplies: shown whole (``hidden_character``).
 TEXTS = {}  # no event carries the table's own text: names are given at setup
@@ -373,7 +437,9 @@ def actions(state: dict, view: dict | None = None) -> list[dict]:
         for dead in the_dead
         if allowed(check_spoke_to_dead, state, living, dead)
     ]
-    listed.append({"type": "reveal"})  # the dealer always holds a card while the game goes on
+    # The dealer always holds a card while the game goes on. The table supplies ``cards`` (one for
+    # each of ``play_order``) or ``lowest`` (1 to 4 of them): one action stands for both.
+    listed.append({"type": "reveal"})
     return listed
 
 
@@ -510,6 +576,11 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
         living = find_player(state, event, "living")
         dead = find_player(state, event, "dead")
         return "morto.story.spoke_to_dead", {"living": living["name"], "dead": dead["name"]}
+    if "lowest" in event:  # the quick reveal: no cards to show, only who had the lowest
+        named = check_lowest(state, event["lowest"])
+        losing = [p for p in state["players"] if p["id"] in named]
+        params = {"round": state["round"], "names": _names(losing), "losers": [p["id"] for p in losing]}
+        return ("morto.story.lowest" if len(losing) == 1 else "morto.story.lowest_several"), params
     cards = _read_cards(state, event.get("cards"))
     losing = [p for p in state["players"] if p["id"] in losers(cards)]
     shown = " · ".join(f"{isolate(_by_id(state, pid)['name'])} {RANKS[rank]}" for pid, rank in cards.items())

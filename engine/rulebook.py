@@ -24,6 +24,10 @@ RULES: dict[str, tuple[str, str]] = {
     "morto.card_not_dealt": ("morto", "reveal"),
     "morto.bad_rank": ("morto", "cards"),
     "morto.too_many_of_rank": ("morto", "cards"),
+    "morto.cards_or_lowest": ("morto", "reveal"),
+    "morto.bad_lowest": ("morto", "reveal"),
+    "morto.named_twice": ("morto", "reveal"),
+    "morto.too_many_lowest": ("morto", "reveal"),
     "morto.bad_face_up": ("morto", "swap"),
     "morto.swap.*": ("morto", "swap"),
     # Le jeu existentiel

@@ -82,6 +82,14 @@ def _reveal_cards(data, view: dict) -> dict:
     return {pid: hand[i] for i, pid in enumerate(view["play_order"])}
 
 
+def _reveal(data, view: dict) -> dict:
+    """A full reveal, or the quick one naming the holders of the lowest card of the same deal."""
+    cards = _reveal_cards(data, view)
+    if not data.draw(st.booleans(), label="quick reveal"):
+        return {"cards": cards}
+    return {"lowest": [pid for pid, rank in cards.items() if rank == min(cards.values())]}
+
+
 def _gjdlv_pair(data, view: dict) -> tuple[str, str] | None:
     used = set(view["used_cards"])
     reds = [c for c in view["deck"]["gf"] if c not in used]
@@ -174,7 +182,7 @@ def complete(game_id: str, data, view: dict, action: dict) -> dict:
     event = dict(action)
     kind = event["type"]
     if game_id == "morto" and kind == "reveal":
-        event["cards"] = _reveal_cards(data, view)
+        event.update(_reveal(data, view))
     elif game_id == "existentiel":
         if kind == "add_player":
             taken = {p["name"] for p in view["players"]}

@@ -536,7 +536,7 @@ def test_every_listed_action_carries_only_declared_fields(game_id):
 
 UNKNOWN_FIELD_CASES = [
     ("morto", {"type": "touched_early", "player": "p2", "note": "x"}, "note", ["player"]),
-    ("morto", {"type": "reveal", "cards": {}, "player": "p2"}, "player", ["cards"]),
+    ("morto", {"type": "reveal", "cards": {}, "player": "p2"}, "player", ["cards", "lowest"]),
     (
         "existentiel",
         {"type": "roll", "player": "p1", "die": 3, "success": True},

@@ -378,7 +378,7 @@ def test_an_unknown_field_is_named_with_its_action_and_the_fields_allowed():
     error = refused(core.apply, "morto", state, {"type": "touched_early", "player": "p2", "z" * 50: 1})
     assert error.params == {"field": "z" * 40, "type": "touched_early", "allowed": ["player"]}
     error = refused(core.apply, "morto", state, {"type": "reveal", "cards": [], "player": "p1"})
-    assert error.params == {"field": "player", "type": "reveal", "allowed": ["cards"]}
+    assert error.params == {"field": "player", "type": "reveal", "allowed": ["cards", "lowest"]}
     assert refusal(error.code, error.params, "en")["message"] == ("Unknown field “player” in “reveal”.")
 
 

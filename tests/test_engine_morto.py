@@ -14,7 +14,7 @@ import pytest
 from engine import core, morto
 from engine.core import InvalidEvent, RuleError
 from engine.messages import refusal, text
-from tests.test_morto import play, reveal, speak, touch  # the scenarios' own event builders
+from tests.test_morto import play, quick, reveal, speak, touch  # the scenarios' own event builders
 
 GAME = "morto"
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
@@ -159,6 +159,51 @@ def test_five_of_a_rank_names_the_rank():
         {"rank": 9, "rank_name": "Cavallo", "count": 5},
         "The deck has only four Cavallo: 5 revealed is impossible.",
     )
+
+
+def test_the_quick_reveal_refusals_say_which_rule():
+    state = dead(new(), "p3")
+    says(
+        refused(state, quick(["p2", "p3"])),
+        "morto.card_not_dealt",
+        {"players": ["p3"], "names": "Chiara"},
+        "Chiara holds no card this round (dead, or brought back to life during it).",
+    )
+    says(
+        refused(new(6), quick(["p1", "p2", "p3", "p4", "p5"])),
+        "morto.too_many_lowest",
+        {"count": 5},
+        "At most four players hold the lowest card (the deck has four of each rank): 5 named is impossible.",
+        "Au plus quatre personnes ont la plus petite carte (le jeu a quatre cartes de chaque rang)\u00a0:"
+        " 5 nommées, c'est impossible.",
+    )
+    says(
+        refused(new(), quick(["p4", "p4"])),
+        "morto.named_twice",
+        {"player": "p4", "name": "Dario"},
+        "Dario is named twice: a reveal costs each player one life at most.",
+        "Dario est nommé·e deux fois\u00a0: une révélation ne coûte qu'une vie à chacun·e.",
+    )
+    says(
+        refused(new(), quick([])),
+        "morto.bad_lowest",
+        {},
+        "The quick reveal names who holds the lowest card: a list of 1 to 4 players [id, …].",
+        "La révélation rapide nomme qui a la plus petite carte\u00a0:"
+        " une liste de 1 à 4 joueur·euses [id, …].",
+    )
+    says(
+        refused(new(), {"type": "reveal", "cards": {}, "lowest": ["p2"]}),
+        "morto.cards_or_lowest",
+        {},
+        "A reveal gives either everyone's card (cards) or who holds the lowest card (lowest): one or the"
+        " other, not both.",
+        "Une révélation donne soit la carte de chacun·e (cards), soit qui a la plus petite carte"
+        " (lowest)\u00a0: l'un ou l'autre, pas les deux.",
+    )
+    error = refused(new(), quick(["p9"]))
+    assert isinstance(error, InvalidEvent)
+    says(error, "unknown_player", {"player": "p9", "field": "lowest"}, "Unknown player “p9”.")
 
 
 # --- the view ---------------------------------------------------------------------------------------
@@ -363,6 +408,24 @@ def test_a_reveal_at_a_full_table_takes_a_card_from_each_of_the_twenty():
         "The reveal gives one card per dealt player: {id: rank 1..10}.",
         "La révélation donne une carte par joueur·euse servi·e : {id: rang 1..10}.",
     )
+
+
+def test_a_quick_reveal_at_a_full_table_reads_twenty_names_and_no_more():
+    every = [f"p{n}" for n in range(1, 21)]
+    says(
+        refused(full_table(), quick(every)),  # read, then refused by the rule
+        "morto.too_many_lowest",
+        {"count": 20},
+        "At most four players hold the lowest card (the deck has four of each rank): 20 named is impossible.",
+    )
+    says(
+        refused(full_table(), quick([*every, "p1"])),
+        "morto.bad_lowest",
+        {},
+        text("morto.bad_lowest", {}, "en"),
+    )
+    state = play(full_table(), quick(every[16:]))
+    assert [p["lives"] for p in state["players"]] == [3] * 16 + [2] * 4
 
 
 def test_the_swap_helper_at_a_full_table_reads_twenty_face_up_cards():

@@ -60,7 +60,11 @@ ITALIAN_DECK = [rank for rank in range(1, 11) for _ in range(4)]  # Il Morto: fo
 
 # Every field an event of each type carries, fixed by the rules or supplied by the table.
 FIELDS = {
-    "morto": {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards",)},
+    "morto": {
+        "touched_early": ("player",),
+        "spoke_to_dead": ("living", "dead"),
+        "reveal": ("cards", "lowest"),
+    },
     "existentiel": {
         "add_player": ("name", "birth_month"),
         "roll": ("player", "die"),
@@ -257,6 +261,7 @@ ODD_FIELDS = {
         {f"p{i}": 1 for i in range(1, 9)},
         "p1:3",
     ],
+    "lowest": [[], ["p99"], ["p1", "p1"], ["p1"] * 21, "p1", {"p1": 1}, [None], [["p1"]], [1]],
     "gf": ["1X", "ZZ", "11H", "HA", "", "AS", "KS", "QH", "10 H", "A♠", 10, ["AH"]],
     "gm": ["1X", "ZZ", "11S", "SA", "", "AH", "KD", "JC", "1♥", 5, {"gm": "AS"}],
     "mouchoir": [None, "AS", ["AS"] * 27, ["AS", "AS"], ["AH", "2S"], [["AS"]], {"0": "AS"}, []],
@@ -344,7 +349,11 @@ def valid_fields(data, game_id: str, view: dict, kind: str, shape: dict | None =
     fixed fields, which a round played through needs to pick its cards)."""
     if game_id == "morto" and kind == "reveal":
         order = view["play_order"]
-        return {"cards": dict(zip(order, data.draw(HAND)[: len(order)], strict=True))}
+        cards = dict(zip(order, data.draw(HAND)[: len(order)], strict=True))
+        if not data.draw(st.booleans()):
+            return {"cards": cards}
+        # The quick reveal: the holders of the lowest card of the same deal.
+        return {"lowest": [pid for pid, rank in cards.items() if rank == min(cards.values())]}
     if game_id == "existentiel":
         if kind == "add_player":
             taken = {p["name"].casefold() for p in view["players"]}
@@ -373,6 +382,8 @@ def plausible_fields(data, game_id: str, view: dict, kind: str) -> dict:
     """Fields of the right JSON type and range that the rules may still refuse."""
     ids = [p["id"] for p in view["players"]]
     if game_id == "morto" and kind == "reveal":
+        if data.draw(st.booleans()):  # the quick reveal: any players, perhaps dead, twice, too many
+            return {"lowest": data.draw(st.lists(st.sampled_from(ids), max_size=6))}
         return {"cards": data.draw(st.dictionaries(st.sampled_from(ids), RANKS))}
     if game_id == "existentiel" and kind == "add_player":
         name = pick(data, [p["name"] for p in view["players"]] + ["Zoé", " zoé ", "ADA"])

@@ -49,6 +49,11 @@ def reveal(cards) -> dict:
     return {"type": "reveal", "cards": cards}
 
 
+def quick(lowest) -> dict:
+    """The quick reveal: the table names who holds the lowest card."""
+    return {"type": "reveal", "lowest": lowest}
+
+
 def show(state: dict) -> dict:
     return core.view(GAME, state)
 
@@ -396,7 +401,6 @@ def test_invalid_ranks_refused(bad):
 @pytest.mark.parametrize("bad", [[1, 2, 3, 4, 5], "p1:1", None, 5, True])
 def test_cards_must_be_an_object(bad):
     refuse(new(5), reveal(bad), "morto.bad_cards", InvalidEvent)
-    refuse(new(5), {"type": "reveal"}, "morto.bad_cards", InvalidEvent)
 
 
 def test_after_a_reveal_a_new_round_deals_every_living_player():
@@ -417,6 +421,121 @@ def test_the_round_counter_counts_reveals_only():
         state = play(state, touch(holders(state)[0]))
         assert show(state)["round"] == expected
         state = play(state, reveal(cards_for(state, [holders(state)[1]])))
+
+
+# --- the quick reveal (RULES §3, a Decision: the table names who holds the lowest card) ------------
+
+
+def test_the_quick_reveal_takes_a_life_from_the_one_named_and_ends_the_round():
+    state = new(5)
+    after = play(state, quick(["p3"]))
+    assert lives(after) == {"p1": 3, "p2": 3, "p3": 2, "p4": 3, "p5": 3}
+    view = show(after)
+    assert (view["round"], view["dealer"], view["plays_first"]) == (2, "p2", "p3")
+    # Exactly the state a full reveal with the same loser leaves: one rule book for the round's end.
+    assert after == play(state, reveal(cards_for(state, ["p3"])))
+
+
+def test_a_tie_named_in_the_quick_reveal_costs_each_a_life():
+    state = new(6, dealer=3)
+    after = play(state, quick(["p5", "p1", "p2"]))
+    assert lives(after) == {"p1": 2, "p2": 2, "p3": 3, "p4": 3, "p5": 2, "p6": 3}
+    assert show(after)["dealer"] == "p5"
+    assert after == play(state, reveal(cards_for(state, ["p1", "p2", "p5"])))
+
+
+def test_four_named_at_most_a_rank_has_four_cards():
+    state = new(6)
+    after = play(state, quick(["p1", "p2", "p3", "p4"]))
+    assert lives(after) == {"p1": 2, "p2": 2, "p3": 2, "p4": 2, "p5": 3, "p6": 3}
+    error = refuse(state, quick(["p1", "p2", "p3", "p4", "p5"]), "morto.too_many_lowest", IllegalEvent)
+    assert error.params == {"count": 5}
+
+
+def test_a_player_named_on_their_last_life_dies_and_the_deal_passes_them_by():
+    state = new(5, lives=1)  # p1 deals: p2 is next, and dies in the reveal
+    after = play(state, quick(["p2"]))
+    assert "p2" not in living(after)
+    view = show(after)
+    assert (view["dealer"], view["plays_first"], view["round"]) == ("p3", "p4", 2)
+    assert holders(after) == ["p4", "p5", "p1", "p3"]
+    assert after == play(state, reveal(cards_for(state, ["p2"])))
+    # The dealer named on their last life dies too: the next living seat deals, past the dead.
+    after = play(kill(state, "p2"), quick(["p1"]))
+    assert living(after) == ["p3", "p4", "p5"]
+    assert show(after)["dealer"] == "p3"
+
+
+def test_the_game_ends_on_a_quick_reveal():
+    state = kill(kill(new(4, lives=1), "p2"), "p3")
+    assert holders(state) == ["p4", "p1"]
+    won = play(state, quick(["p1"]))
+    assert show(won)["over"] is True and show(won)["winners"] == ["p4"]
+    assert morto.outcome(won).reason == "morto.won"
+    # Both last living players named on their last life: they share the win, in seat order.
+    shared = play(state, quick(["p4", "p1"]))
+    assert show(shared)["winners"] == ["p1", "p4"]
+    assert morto.outcome(shared).reason == "morto.shared_win"
+    assert shared == play(state, reveal({"p4": 2, "p1": 2}))
+    refuse(won, quick(["p4"]), "game_over", IllegalEvent)
+
+
+def test_only_a_player_holding_a_card_this_round_may_be_named():
+    state = kill(new(5, lives=2), "p3")  # p3 is dead
+    refuse(state, quick(["p3"]), "morto.card_not_dealt", IllegalEvent)
+    revived = play(state, speak("p4", "p3"))  # alive again, dealt in from the next round only
+    error = refuse(revived, quick(["p2", "p3"]), "morto.card_not_dealt", IllegalEvent)
+    assert error.params == {"players": ["p3"], "names": "Joueur 3"}
+    # Whom the view says holds a card is exactly whom a quick reveal may name.
+    for pid in lives(revived):
+        if pid in holders(revived):
+            play(revived, quick([pid]))
+        else:
+            refuse(revived, quick([pid]), "morto.card_not_dealt", IllegalEvent)
+
+
+def test_a_player_named_twice_is_refused():
+    error = refuse(new(5), quick(["p2", "p4", "p2"]), "morto.named_twice", InvalidEvent)
+    assert error.params == {"player": "p2", "name": "Joueur 2"}
+
+
+@pytest.mark.parametrize("bad", [[], "p2", {"p2": 1}, None, 2, True, ["p1"] * 21])
+def test_the_quick_reveal_names_a_list_of_one_to_four_players(bad):
+    refuse(new(5), quick(bad), "morto.bad_lowest", InvalidEvent)
+
+
+@pytest.mark.parametrize("bad", [["p9"], ["p2", None], [2], [["p2"]], [{"id": "p2"}], ["P2"], ["p2 "]])
+def test_the_quick_reveal_names_players_of_the_table(bad):
+    error = refuse(new(5), quick(bad), "unknown_player", InvalidEvent)
+    assert error.params["field"] == "lowest"
+
+
+def test_a_reveal_gives_the_cards_or_who_holds_the_lowest_never_both():
+    state = new(5)
+    both = {**reveal(cards_for(state, ["p2"])), "lowest": ["p2"]}
+    refuse(state, both, "morto.cards_or_lowest", InvalidEvent)
+    refuse(state, {"type": "reveal"}, "morto.cards_or_lowest", InvalidEvent)
+
+
+def test_undo_takes_a_quick_reveal_back_exactly():
+    events = [touch("p2"), quick(["p2"]), quick(["p4", "p5"]), touch("p3")]
+    states = [new(5, lives=2)]
+    for event in events:
+        states.append(play(states[-1], event))
+    assert lives(states[2])["p2"] == 0  # p2 died in the first quick reveal
+    for count in range(1, len(events) + 1):
+        assert core.undo(GAME, names(5), {"lives": 2}, events[:count]) == states[count - 1]
+    assert core.replay(GAME, names(5), {"lives": 2}, events) == states[-1]
+
+
+def test_the_reveal_action_stands_for_both_kinds_of_reveal():
+    """``state.actions`` lists one ``reveal``: the table supplies ``cards``, or ``lowest`` (of
+    ``play_order``)."""
+    state = kill(new(5), "p3")
+    listed = [action for action in show(state)["actions"] if action["type"] == "reveal"]
+    assert listed == [{"type": "reveal"}]
+    play(state, {**listed[0], "lowest": [holders(state)[0]]})
+    play(state, {**listed[0], "cards": cards_for(state, [holders(state)[0]])})
 
 
 # --- death ---------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from engine.core import GAME_MODULES
 GAMES_CSS = ROOT / "static" / "css" / "games"
 # What scopes a game's rules: its data-game attribute, its body class, its own class prefix.
 SCOPES = {
+    "morto": (".game-morto",),
     "existentiel": ('[data-game="existentiel"]',),
     "gjdlv": (".gj-", '[data-game="gjdlv"]', ".game-gjdlv"),
 }
@@ -27,9 +28,14 @@ def stylesheets(client, path: str) -> list[str]:
 
 
 def test_a_page_links_app_css_and_its_games_stylesheet_only(client, make_table):
-    table = make_table()  # Il Morto: its styles are app.css's (and pages.css's, for its referee)
-    for path in ("/", f"/r/{table.code}", "/new/morto", "/rules"):
+    # Il Morto: its table view's styles are app.css's; its referee's round card is morto_referee.css.
+    table = make_table()
+    for path in ("/", "/rules"):
         assert stylesheets(client, path) == ["css/app.css", "css/pages.css"], path
+    for path in (f"/r/{table.code}", "/new/morto", "/rules/morto"):
+        assert stylesheets(client, path) == ["css/app.css", "css/pages.css", "css/games/morto_referee.css"], (
+            path
+        )
     assert stylesheets(client, f"/t/{table.code}") == ["css/app.css"]  # what a table view draws, only
     existentiel = ["css/games/existentiel.css", "css/games/existentiel_referee.css"]
     gjdlv = ["css/games/gjdlv.css", "css/games/gjdlv_referee.css"]
@@ -41,7 +47,13 @@ def test_a_page_links_app_css_and_its_games_stylesheet_only(client, make_table):
     for path in (f"/t/{game.code}", f"/t/{game.code}/p/p1"):
         assert stylesheets(client, path) == ["css/app.css", "css/games/existentiel.css"], path
     # The snapshot page may show any game.
-    assert stylesheets(client, "/s") == ["css/app.css", "css/pages.css", *existentiel, *gjdlv]
+    assert stylesheets(client, "/s") == [
+        "css/app.css",
+        "css/pages.css",
+        "css/games/morto_referee.css",
+        *existentiel,
+        *gjdlv,
+    ]
 
 
 def test_every_rule_of_a_games_stylesheet_is_scoped_to_that_game():
@@ -60,5 +72,5 @@ def test_every_rule_of_a_games_stylesheet_is_scoped_to_that_game():
 
 def test_the_service_worker_keeps_every_games_stylesheet(client):
     sw = client.get("/sw.js").get_data(as_text=True)
-    for game in ("existentiel", "existentiel_referee", "gjdlv", "gjdlv_referee"):
+    for game in ("morto_referee", "existentiel", "existentiel_referee", "gjdlv", "gjdlv_referee"):
         assert re.search(rf'"/static/v/[0-9a-f]{{12}}/css/games/{game}\.css"', sw), game

@@ -110,6 +110,12 @@ class Morto(Generator):
         everyone = ids(view)
         dead = [p["id"] for p in view["players"] if not p["alive"]]
         roll = rng.random()
+        if roll < 0.15:  # the quick reveal: a few holders, now and then a dead player or a name twice
+            holders = view["play_order"] or everyone
+            lowest = rng.sample(holders, rng.randint(1, min(5, len(holders))))
+            if rng.random() < 0.2:
+                lowest.append(rng.choice(everyone))
+            return {"type": "reveal", "lowest": lowest}
         if roll < 0.45:
             holders = view["play_order"] or everyone
             cards = {pid: rng.randint(1, 10) for pid in holders}

@@ -65,6 +65,8 @@ MORTO_EVENTS = [
     {"type": "spoke_to_dead", "living": "p3", "dead": "p2"},
     {"type": "reveal", "cards": {"p1": 10, "p3": 2, "p4": 5}},  # Marc is not dealt back in this round
     {"type": "reveal", "cards": {"p1": 3, "p2": 3, "p4": 9}},
+    {"type": "reveal", "lowest": ["p4"]},  # the quick reveal: the table names who holds the lowest card
+    {"type": "reveal", "lowest": ["p4", "p1"]},  # both on their last life: they share the win
 ]
 
 
@@ -79,6 +81,17 @@ def test_morto_every_event_in_words():
             "morto.story.reveal_several",
             "Révélation, manche 2 (Léa 3 · Marc 3 · Yann Cavallo) : Léa, Marc perdent une vie",
         ),
+        ("morto.story.lowest", "Yann avait la plus petite carte\u00a0: −1 vie"),
+        ("morto.story.lowest_several", "Léa, Yann avaient la plus petite carte\u00a0: −1 vie chacun·e"),
+    ]
+    quick = core.describe("morto", MORTO_PLAYERS, {"lives": 2}, MORTO_EVENTS)[5:]
+    assert [w["params"] for w in quick] == [
+        {"round": 3, "names": "Yann", "losers": ["p4"]},
+        {"round": 4, "names": "Léa, Yann", "losers": ["p1", "p4"]},
+    ]
+    assert [text(w["code"], w["params"], "en") for w in quick] == [
+        "Yann had the lowest card: −1 life",
+        "Léa, Yann had the lowest card: −1 life each",
     ]
     english = core.describe("morto", MORTO_PLAYERS, {"lives": 2}, MORTO_EVENTS)[2]
     assert text(english["code"], english["params"], "en") == "Zoé spoke to Marc (dead): gives them a life"
@@ -93,11 +106,15 @@ def test_morto_lives_over_the_rounds():
         {"code": "morto.story.start", "params": {}},
         {"code": "morto.story.round", "params": {"round": 1}},
         {"code": "morto.story.round", "params": {"round": 2}},
+        {"code": "morto.story.round", "params": {"round": 3}},
+        {"code": "morto.story.round", "params": {"round": 4}},
     ]
     assert [p["scores"] for p in series["points"]] == [
         {"p1": 2, "p2": 2, "p3": 2, "p4": 2},
         {"p1": 2, "p2": 1, "p3": 0, "p4": 2},
         {"p1": 1, "p2": 0, "p3": 0, "p4": 2},
+        {"p1": 1, "p2": 0, "p3": 0, "p4": 1},
+        {"p1": 0, "p2": 0, "p3": 0, "p4": 0},
     ]
 
 

@@ -26,7 +26,8 @@ export function statusLine(state, players) {
     state.plays_first && fact("ui.morto.plays_first", h("strong", { "data-first": state.plays_first }, players[state.plays_first].name)));
 }
 
-function pills(state, p) {
+// A player's roles and state in short: dealer, plays first, dead, holds no card this round.
+export function pills(state, p) {
   return [
     p.dealer && !state.over ? h("span", { class: "pill dealer" }, t("ui.morto.pill.dealer")) : null,
     p.id === state.plays_first ? h("span", { class: "pill first" }, t("ui.morto.pill.first")) : null,
