@@ -567,7 +567,43 @@ def schemas() -> dict:
             "the table supplies the rest.",
         ),
         **state_schemas(),
-        "Answer": obj({"version": ref("Version"), "state": ref("State")}, ["version", "state"]),
+        "Entry": obj(
+            {
+                "seq": integer(1),
+                "id": ref("ClientId"),
+                "type": STRING,
+                "said": nullable(ref("Said")),
+                "by": STRING,
+            },
+            ["seq", "id", "type", "said", "by"],
+            description="An event of the history, as an answer names it: its `seq`, client id, type, "
+            "words (null if they could not be worded) and who recorded it (`referee`).",
+        ),
+        "Did": obj(
+            {
+                "seq": integer(1),
+                "id": ref("ClientId"),
+                "type": STRING,
+                "said": nullable(ref("Said")),
+                "by": STRING,
+                "at": ref("Moment"),
+                "undo": BOOLEAN,
+            },
+            ["seq", "id", "type", "said", "by", "at", "undo"],
+            description="What a version did: the event it recorded, or (`undo`) the event its undo took "
+            "back; `at`, when that version was written.",
+        ),
+        "Answer": obj(
+            {
+                "version": ref("Version"),
+                "state": ref("State"),
+                "did": nullable(ref("Did")),
+                "undoable": nullable(ref("Entry")),
+            },
+            ["version", "state", "did", "undoable"],
+            description="The table at a version; `did`: what that version did (null at version 0); "
+            "`undoable`: what an undo would take back now (null when no event is in effect).",
+        ),
         "StreamEvent": obj(
             {
                 "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The version."},
@@ -585,8 +621,10 @@ def schemas() -> dict:
                 "game": {"enum": list(GAMES)},
                 "version": ref("Version"),
                 "state": ref("State"),
+                "did": nullable(ref("Did")),
+                "undoable": nullable(ref("Entry")),
             },
-            ["code", "display_code", "game", "version", "state"],
+            ["code", "display_code", "game", "version", "state", "did", "undoable"],
         ),
         "NewTableAnswer": obj(
             {
@@ -596,8 +634,10 @@ def schemas() -> dict:
                 "game": {"enum": list(GAMES)},
                 "version": ref("Version"),
                 "state": ref("State"),
+                "did": nullable(ref("Did")),
+                "undoable": nullable(ref("Entry")),
             },
-            ["code", "display_code", "secret", "game", "version", "state"],
+            ["code", "display_code", "secret", "game", "version", "state", "did", "undoable"],
         ),
         **new_table_schemas(),
         "NewTable": {
@@ -667,6 +707,7 @@ def schemas() -> dict:
                             "undone_version": nullable(ref("Version")),
                             "undone_at": nullable(ref("Moment")),
                             "said": ref("Said"),
+                            "by": STRING,
                         },
                         [
                             "seq",
@@ -678,6 +719,7 @@ def schemas() -> dict:
                             "undone_version",
                             "undone_at",
                             "said",
+                            "by",
                         ],
                     )
                 ),
@@ -1032,7 +1074,16 @@ def paths() -> dict:
             },
         },
         table + "/stream": {
-            "parameters": [CODE],
+            "parameters": [
+                CODE,
+                query_count(
+                    "since",
+                    0,
+                    None,
+                    "The version the client holds (when it sends no `Last-Event-ID`): every later "
+                    "one is sent first.",
+                ),
+            ],
             "get": {
                 "operationId": "stream",
                 "summary": "Live updates (server-sent events)",
@@ -1049,7 +1100,8 @@ def paths() -> dict:
                 "responses": {
                     "200": ok(
                         "`retry: 1000`, then one event per version: `id: <version>`, `event: state`, "
-                        '`data: {"version", "state"}`; a `: still here` comment after 15 s of silence. '
+                        '`data: {"version", "state", "did", "undoable"}`; a `: still here` comment after '
+                        "15 s of silence. "
                         "The schema describes each event (as OpenAPI 3.2's `itemSchema` would).",
                         ref("StreamEvent"),
                         "text/event-stream",
