@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from companion import create_app, live, store
+from companion import live, store
 from companion.models import Table, db
-from tests.conftest import dispose
 
 TOUCHED = "morto.story.touched_early"
 
@@ -177,26 +176,6 @@ def test_a_stream_may_name_the_version_it_holds_in_its_url(client, make_table):
         headers = {"Last-Event-ID": header} if header else {}
         assert [version for version, _ in frames(client.get(url + query, headers=headers))] == sent, query
     assert [version for version, _ in frames(client.get(url + "?since=x"))] == [3]
-
-
-def test_an_undo_after_another_process_wrote_takes_back_its_event(app, make_table):
-    """This process kept the table after its own writes; another process then wrote. An undo here
-    takes back the other process's event, and says so."""
-    table = make_table(options={"lives": 9})
-    table.event("touched_early", id="here-1", player="p2")
-    table.event("touched_early", id="here-2", player="p3")
-    other = create_app({"TESTING": True})
-    try:
-        body = {"id": "there", "type": "touched_early", "player": "p4"}
-        response = other.test_client().post(f"/api/tables/{table.code}/events", headers=table.auth, json=body)
-        assert response.status_code == 201, response.get_json()
-    finally:
-        dispose(other)
-    undone = table.undo().get_json()
-    assert undone["did"]["id"] == "there" and undone["did"]["undo"] is True
-    assert undone["undoable"]["id"] == "here-2"
-    again = table.undo().get_json()
-    assert again["did"]["id"] == "here-2" and again["undoable"]["id"] == "here-1"
 
 
 def test_every_history_entry_says_who_recorded_it(make_table):
