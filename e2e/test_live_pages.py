@@ -168,6 +168,8 @@ def test_a_tap_costs_every_page_no_request_but_the_stream_and_the_referees_own(p
             game["secret"],
         )
         expect(player.locator("#happened")).to_have_attribute("data-version", str(n + 1))
+        if n < 2:  # Ana's roll, Ana's acceptance: her own page glows (Omar's roll does not change her)
+            expect(player.locator("section.player-page")).to_have_class(CHANGED)
     api(server, f"/api/tables/{game['code']}/undo", {}, game["secret"])
     expect(player.locator("#happened")).to_have_attribute("data-version", "4")
     expect(player.locator("#happened .happened-mark")).to_have_count(1)

@@ -15,11 +15,11 @@ export function worded(entry) {
 }
 
 // The line: what `answer` did. `stale` when the page shows more than that answer (taps not yet
-// acknowledged): the line is then dimmed, never passed off as the latest.
+// acknowledged): the line is then dimmed, never passed off as the latest (and "nothing yet" is not said).
 export function showHappened(el, answer, { stale = false } = {}) {
   if (!el || !answer) return;
   const did = answer.did;
-  el.hidden = false;
+  el.hidden = stale && !did;
   el.classList.toggle("stale", stale);
   el.dataset.version = answer.version;
   el.dataset.undo = did?.undo ? "true" : "false";
@@ -72,11 +72,15 @@ export function glow(root, ids = []) {
   }
 }
 
-// A player's own card on the page (not the buttons naming them): the outermost element that names
-// them, as every game draws one (`data-player`, or `data-sheet` for the Grand Jeu's sheets).
+// A player's own card on the page (not the buttons naming them): the outermost element inside
+// `root` that names them, as every game draws one (`data-player`, or `data-sheet` for the Grand
+// Jeu's sheets; a player's own page names its player on `root` itself).
 function playerElements(root, id) {
   const selector = `[data-player="${CSS.escape(id)}"]:not(button), [data-sheet="${CSS.escape(id)}"]`;
-  return [...root.querySelectorAll(selector)].filter((el) => !el.parentElement.closest(selector));
+  return [...root.querySelectorAll(selector)].filter((el) => {
+    const outer = el.parentElement.closest(selector);
+    return !outer || outer === root || !root.contains(outer);
+  });
 }
 
 // Keeps a follower's status true: how old the table's last action is (`at`: the latest `did.at`),
