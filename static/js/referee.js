@@ -99,7 +99,6 @@ function drawDock() {
   const target = current ? told.undoable : null;
   const what = waiting ? t("ui.referee.undo_waiting") : target ? worded(target) : "";
   undoEl.querySelector(".undo-what").textContent = what;
-  undoEl.dataset.target = target?.id || "";
   if (what) undoEl.setAttribute("aria-label", t("ui.referee.undo_label", { what }));
   else undoEl.removeAttribute("aria-label");
 }
