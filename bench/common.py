@@ -1,4 +1,5 @@
-"""Shared by the benchmarks: a real `companion serve` on a free port, and Debian's Chromium."""
+"""Shared by the benchmarks: a real `companion serve` on a free port, the app in process on a fresh
+database, and Debian's Chromium."""
 
 from __future__ import annotations
 
@@ -100,6 +101,26 @@ def server(env: dict | None = None):
     """Yields the base URL of a fresh server (see `serving`)."""
     with serving(env) as (base, _process):
         yield base
+
+
+@contextlib.contextmanager
+def fresh_app():
+    """Yields ``(app, folder)``: the app in this process (rate limits off) on a new SQLite database
+    in a temporary instance folder, removed afterwards."""
+    from companion import create_app
+    from companion.cli import upgrade_database
+    from companion.models import db
+
+    with tempfile.TemporaryDirectory() as instance:
+        os.environ["ARBITRE_INSTANCE"] = instance
+        os.environ.pop("DATABASE_URL", None)
+        app = create_app({"RATELIMIT_ENABLED": False})
+        upgrade_database(app)
+        try:
+            yield app, Path(instance)
+        finally:
+            with app.app_context():
+                db.engine.dispose()
 
 
 def call(base: str, path: str, body=None, secret: str | None = None, method: str | None = None):

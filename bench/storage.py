@@ -11,26 +11,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion import create_app, store  # noqa: E402
-from companion.cli import upgrade_database  # noqa: E402
+from common import fresh_app  # noqa: E402
+
+from companion import store  # noqa: E402
 
 
 def play(events: int, players: int, kept: int) -> tuple[int, int]:
     """(database bytes, bytes of one answer) after ``events`` writes with ``kept`` answers kept."""
     store.ANSWERS_KEPT = kept
-    with tempfile.TemporaryDirectory() as instance:
-        os.environ["ARBITRE_INSTANCE"] = instance
-        os.environ.pop("DATABASE_URL", None)
-        app = create_app({"RATELIMIT_ENABLED": False})
-        upgrade_database(app)
+    with fresh_app() as (app, instance):
         client = app.test_client()
         names = [f"Joueur·euse {i}" for i in range(players)]
         table = {"game": "morto", "players": names, "options": {"lives": 9}}
@@ -48,7 +43,7 @@ def play(events: int, players: int, kept: int) -> tuple[int, int]:
             answer = response.data
         with app.app_context():
             store.db.engine.dispose()
-        database = Path(instance) / "arbitre.db"
+        database = instance / "arbitre.db"
         connection = sqlite3.connect(database)
         connection.execute("VACUUM")
         connection.close()

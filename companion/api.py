@@ -163,7 +163,7 @@ def get_log(code: str):
             "players": table.players,
             "options": table.options,
             "version": table.version,
-            "state": store.answer(table)["state"],
+            "state": core.view(table.game, table.state),
         }
         if since is None:
             events = store.active_events(table)

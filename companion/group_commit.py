@@ -60,6 +60,10 @@ class Snapshot:
     # the state before it (`store.undo` then reads nothing and replays nothing).
     encoded: str | None = None
     undo_to: tuple[int, str] | None = None
+    # The latest events in effect as this process's writes left them (`store.entry`, newest last, at
+    # most two): what an undo takes back and what the next one would, known without a read. Fewer
+    # than ``in_effect`` and fewer than two: the ones before are not known here.
+    trail: tuple = ()
 
 
 class _Slot:

@@ -294,7 +294,9 @@ def _install(state) -> None:
 
 
 def _last_event_id() -> int | None:
-    raw = request.headers.get("Last-Event-ID", "").strip()
+    """The version the follower holds: ``Last-Event-ID`` (EventSource's own reconnections), else
+    ``?since=`` (a page opening a stream names the version it drew: EventSource cannot set the header)."""
+    raw = request.headers.get("Last-Event-ID", request.args.get("since", "")).strip()
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 12 else None
 
 

@@ -587,7 +587,43 @@ def schemas() -> dict:
             "the table supplies the rest.",
         ),
         **state_schemas(),
-        "Answer": obj({"version": ref("Version"), "state": ref("State")}, ["version", "state"]),
+        "Entry": obj(
+            {
+                "seq": integer(1),
+                "id": ref("ClientId"),
+                "type": STRING,
+                "said": nullable(ref("Said")),
+                "by": STRING,
+            },
+            ["seq", "id", "type", "said", "by"],
+            description="An event of the history, as an answer names it: its `seq`, client id, type, "
+            "words (null if they could not be worded) and who recorded it (`referee`).",
+        ),
+        "Did": obj(
+            {
+                "seq": integer(1),
+                "id": ref("ClientId"),
+                "type": STRING,
+                "said": nullable(ref("Said")),
+                "by": STRING,
+                "at": ref("Moment"),
+                "undo": BOOLEAN,
+            },
+            ["seq", "id", "type", "said", "by", "at", "undo"],
+            description="What a version did: the event it recorded, or (`undo`) the event its undo took "
+            "back; `at`, when that version was written.",
+        ),
+        "Answer": obj(
+            {
+                "version": ref("Version"),
+                "state": ref("State"),
+                "did": nullable(ref("Did")),
+                "undoable": nullable(ref("Entry")),
+            },
+            ["version", "state", "did", "undoable"],
+            description="The table at a version; `did`: what that version did (null at version 0); "
+            "`undoable`: what an undo would take back now (null when no event is in effect).",
+        ),
         "StreamEvent": {
             "oneOf": [
                 obj(
@@ -631,8 +667,10 @@ def schemas() -> dict:
                     **nullable(ref("Code")),
                     "description": "The code of this finished table's rematch, once one was asked for.",
                 },
+                "did": nullable(ref("Did")),
+                "undoable": nullable(ref("Entry")),
             },
-            ["code", "display_code", "game", "version", "state", "rematch"],
+            ["code", "display_code", "game", "version", "state", "rematch", "did", "undoable"],
         ),
         "NewTableAnswer": obj(
             {
@@ -642,8 +680,10 @@ def schemas() -> dict:
                 "game": {"enum": list(GAMES)},
                 "version": ref("Version"),
                 "state": ref("State"),
+                "did": nullable(ref("Did")),
+                "undoable": nullable(ref("Entry")),
             },
-            ["code", "display_code", "secret", "game", "version", "state"],
+            ["code", "display_code", "secret", "game", "version", "state", "did", "undoable"],
         ),
         **new_table_schemas(),
         "NewTable": {
@@ -713,6 +753,7 @@ def schemas() -> dict:
                             "undone_version": nullable(ref("Version")),
                             "undone_at": nullable(ref("Moment")),
                             "said": ref("Said"),
+                            "by": STRING,
                         },
                         [
                             "seq",
@@ -724,6 +765,7 @@ def schemas() -> dict:
                             "undone_version",
                             "undone_at",
                             "said",
+                            "by",
                         ],
                     )
                 ),
@@ -1087,7 +1129,16 @@ def paths() -> dict:
             },
         },
         table + "/stream": {
-            "parameters": [CODE],
+            "parameters": [
+                CODE,
+                query_count(
+                    "since",
+                    0,
+                    None,
+                    "The version the client holds (when it sends no `Last-Event-ID`): every later "
+                    "one is sent first.",
+                ),
+            ],
             "get": {
                 "operationId": "stream",
                 "summary": "Live updates (server-sent events)",
@@ -1104,7 +1155,8 @@ def paths() -> dict:
                 "responses": {
                     "200": ok(
                         "`retry: 1000`, then one event per version: `id: <version>`, `event: state`, "
-                        '`data: {"version", "state"}`; a `: still here` comment after 15 s of silence. '
+                        '`data: {"version", "state", "did", "undoable"}`; a `: still here` comment after '
+                        "15 s of silence. "
                         'A finished table\'s rematch is `event: rematch`, `data: {"rematch": <code>}`, '
                         "sent when it is made and first on every stream opened after. "
                         "The schema describes each event (as OpenAPI 3.2's `itemSchema` would).",

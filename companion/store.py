@@ -18,6 +18,7 @@ import hmac
 import json
 import secrets
 from collections.abc import Callable
+from datetime import datetime
 
 from flask import current_app, has_request_context, request
 from sqlalchemy import Row, bindparam, false, insert, null, or_, select, update
@@ -52,6 +53,23 @@ TABLES, EVENTS = Table.__table__, Event.__table__
 IN_EFFECT = EVENTS.c.undone == false()
 SNAPSHOT = ("id", "game", "players", "options", "version", "state", "log_length", "in_effect")
 INSERT_EVENT = insert(EVENTS)
+# Who recorded an event: the referee (a player's id, once players record their own moves).
+BY_REFEREE = "referee"
+# What an answer names of an event (`entry`): its place in the log, its client id, its type, its words.
+ENTRY = (EVENTS.c.seq, EVENTS.c.client_id, EVENTS.c.type, EVENTS.c.said)
+# The latest events in effect, newest first (`ix_events_in_effect`): what an undo takes back.
+LATEST_ENTRIES = (
+    select(*ENTRY, EVENTS.c.version, EVENTS.c.created_at)
+    .where(EVENTS.c.table_id == bindparam("table_id"), IN_EFFECT)
+    .order_by(EVENTS.c.version.desc())
+    .limit(bindparam("count"))
+)
+# The event an undo took back at a version; the current version's undo still keeps its answer, so
+# its row is found through the partial index of the answers kept (`UNDONE_KEPT`).
+UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at).where(
+    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undone_version == bindparam("version")
+)
+UNDONE_KEPT = UNDONE_AT.where(EVENTS.c.undo_result.is_not(None))
 # The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
 # tap cost more than running them).
 FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
@@ -260,15 +278,20 @@ def history(table: Table, before: int | None = None, limit: int | None = None) -
 
 
 def answer(table: Table) -> dict:
-    """What every write returns and every reader gets: the version and the table's view."""
-    return {"version": table.version, "state": core.view(table.game, table.state)}
+    """What every write returns and every reader gets: the version, the table's view, what that
+    version did and what an undo would take back now (read from the log's end: at most two rows)."""
+    if table.version == 0:
+        return _worded(table.game, table.state, 0, None, None)
+    latest = db.session.execute(LATEST_ENTRIES, {"table_id": table.id, "count": 1}).first()
+    did = _did_at(table.id, table.version, latest, kept=True)
+    return _worded(table.game, table.state, table.version, did, None if latest is None else entry(latest))
 
 
 def answer_at(table: Table, version: int) -> dict:
     """The answer the table gave at ``version``, rebuilt from the log: the replay of the events that
     were in effect then (applied by that version, and not undone by it)."""
     query = (
-        select(Event.payload)
+        select(Event.payload, *ENTRY, Event.version, Event.created_at)
         .where(
             Event.table_id == table.id,
             Event.version <= version,
@@ -276,9 +299,42 @@ def answer_at(table: Table, version: int) -> dict:
         )
         .order_by(Event.seq)
     )
-    events = list(db.session.execute(query).scalars())
-    state = core.replay(table.game, table.players, table.options, events)
-    return {"version": version, "state": core.view(table.game, state)}
+    rows = db.session.execute(query).all()
+    state = core.replay(table.game, table.players, table.options, [row.payload for row in rows])
+    latest = rows[-1] if rows else None
+    did = _did_at(table.id, version, latest, kept=False)
+    return _worded(table.game, state, version, did, None if latest is None else entry(latest))
+
+
+def entry(row) -> dict:
+    """An event as an answer names it (``undoable``; ``did`` adds when and whether it was undone)."""
+    return {"seq": row.seq, "id": row.client_id, "type": row.type, "said": row.said, "by": BY_REFEREE}
+
+
+def _did(named: dict, at: datetime, undo: bool) -> dict:
+    """What a version did: ``named``, the event it recorded or, ``undo``, took back; ``at``, when."""
+    return {**named, "at": at.isoformat(), "undo": undo}
+
+
+def _did_at(table_id: int, version: int, latest, kept: bool) -> dict | None:
+    """What ``version`` did, given the latest event in effect at that version (a row, or None): that
+    event if it was recorded by that version, else the event its undo took back (``kept``: that
+    undo's answer is still kept, as the current version's always is)."""
+    if latest is not None and latest.version == version:
+        return _did(entry(latest), latest.created_at, undo=False)
+    if version == 0:
+        return None
+    undone = None
+    if kept:
+        undone = db.session.execute(UNDONE_KEPT, {"table_id": table_id, "version": version}).first()
+    if undone is None:  # an older version, or a row written before answers were kept
+        undone = db.session.execute(UNDONE_AT, {"table_id": table_id, "version": version}).first()
+    return None if undone is None else _did(entry(undone), undone.undone_at, undo=True)
+
+
+def _worded(game: str, state: dict, version: int, did: dict | None, undoable: dict | None) -> dict:
+    """An answer: the version, the view of ``state``, what the version did, what an undo would take back."""
+    return {"version": version, "state": core.view(game, state), "did": did, "undoable": undoable}
 
 
 def rebuild(table: Table) -> dict:
@@ -383,8 +439,15 @@ def append_event(table_id: int, body: dict) -> Answer:
         state, before = table.state, table.encoded  # ``before``: what undoing this event goes back to
         words = said(module, state, event)
         core.apply_in_place(module, state, event)
-        version, in_effect = table.version + 1, table.in_effect + 1
-        result = Answer({"version": version, "state": core.view(table.game, state)})
+        version, in_effect, at = table.version + 1, table.in_effect + 1, now()
+        named = {
+            "seq": table.log_length + 1,
+            "id": client_id,
+            "type": str(event.get("type")),
+            "said": words,
+            "by": BY_REFEREE,
+        }
+        result = Answer(_worded(table.game, state, version, _did(named, at, undo=False), named))
 
         def write(connection) -> Snapshot:
             return _move_table(
@@ -404,12 +467,13 @@ def append_event(table_id: int, body: dict) -> Answer:
                         "version": version,
                         "result": result,
                         "said": words,
-                        "created_at": now(),
+                        "created_at": at,
                         "undone": False,
                         "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
                     },
                 ),
                 before=before,
+                trail=(*table.trail, named)[-2:],
             )
 
         return result, True, write
@@ -433,8 +497,11 @@ def undo(table_id: int, body: dict) -> Answer:
             last, state = table.undo_to[0], json.loads(table.undo_to[1])
         else:
             last, state = _state_before_last(connection, table)
-        version = table.version + 1
-        result = Answer({"version": version, "state": core.view(table.game, state)})
+        version, at = table.version + 1, now()
+        taken, trail = _taken_back(connection, table)
+        result = Answer(
+            _worded(table.game, state, version, _did(taken, at, undo=True), trail[-1] if trail else None)
+        )
 
         def write(connection) -> Snapshot:
             return _move_table(
@@ -449,11 +516,12 @@ def undo(table_id: int, body: dict) -> Answer:
                         "event_id": last,
                         "new_undone": True,
                         "new_undone_version": version,
-                        "new_undone_at": now(),
+                        "new_undone_at": at,
                         "new_undo_id": undo_id,
                         "new_undo_result": result,
                     },
                 ),
+                trail=trail,
             )
 
         return result, True, write
@@ -519,6 +587,20 @@ def said(module, state: dict, event: dict) -> dict | None:
     return {"code": code, "params": params}
 
 
+def _taken_back(connection, table: Snapshot) -> tuple[dict, tuple]:
+    """The latest event in effect (`entry`), which an undo takes back, and the trail it leaves (the
+    events in effect before it, newest last: what the next undo would take back). Known without a
+    read after this process's own event; else the log's last three events in effect, read."""
+    trail = table.trail
+    if trail and (len(trail) == 2 or len(trail) == table.in_effect):
+        return trail[-1], trail[:-1]
+    rows = connection.execute(LATEST_ENTRIES, {"table_id": table.id, "count": 3}).all()
+    if not rows:
+        raise core.IllegalEvent("nothing_to_undo")
+    named = [entry(row) for row in reversed(rows)]
+    return named[-1], tuple(named[:-1])
+
+
 def _state_before_last(connection, table: Snapshot) -> tuple[int, dict]:
     """The id of the latest event in effect and the state without it, replayed from the nearest
     checkpoint before it: at most `CHECKPOINT_EVERY` events, whatever the log's length."""
@@ -564,11 +646,13 @@ def _move_table(
     in_effect: int,
     event_row: tuple,
     before: str | None = None,
+    trail: tuple = (),
 ) -> Snapshot:
     """Bump the version only if nobody else did since we read it, and write ``event_row`` (its
     statement, its parameters) with it: else nothing is written and the write runs again on the row
-    read afresh. Returns the table as the write leaves it; with ``before``, the JSON of the state
-    before the event ``event_row`` appends, also with what undoing that event goes back to."""
+    read afresh. Returns the table as the write leaves it (``trail``: its latest events in effect, as
+    the write knows them); with ``before``, the JSON of the state before the event ``event_row``
+    appends, also with what undoing that event goes back to."""
     statement, params = event_row
     encoded = _Encoded(models.dumps(state))
     move = {
@@ -602,6 +686,7 @@ def _move_table(
         warm=True,
         encoded=encoded.json,
         undo_to=undo_to,
+        trail=trail,
     )
 
 

@@ -320,7 +320,7 @@ def follow_from_qr(referee, follower_phone, base_url: str, code: str):
 
     view = follower_phone.new_page()
     view.goto(view_url)
-    expect(view.locator("#sync")).to_have_text("en direct")
+    expect(view.locator("#sync")).to_have_attribute("data-live", "1")  # it hears the table
     view.evaluate("window.__notReloaded = true")
     return view
 

@@ -85,7 +85,7 @@ def test_every_page_runs_under_the_policy_and_the_engine_works_offline(phone, se
     # A Grand Jeu table: its view colours each player through a style attribute (style-src).
     grand = api(server, "/api/tables", {"game": "gjdlv", "players": ["Ada", "Bruno", "Chiara"]})
     secured(page.goto(f"/t/{grand['code']}"))
-    expect(page.locator("#sync")).to_have_text("en direct")
+    expect(page.locator("#sync")).to_have_attribute("data-live", "1")
     coloured = page.locator("[style*='--pc']").first
     expect(coloured).to_be_attached()
     assert coloured.evaluate("el => getComputedStyle(el).getPropertyValue('--pc').trim()") != ""
@@ -108,7 +108,7 @@ def test_every_page_runs_under_the_policy_and_the_engine_works_offline(phone, se
     # The table view the QR opens, following live, and the QR screen's image.
     view = context.new_page()
     secured(view.goto(f"/t/{table['code']}"))
-    expect(view.locator("#sync")).to_have_text("en direct")
+    expect(view.locator("#sync")).to_have_attribute("data-live", "1")
     expect(view.locator("[data-player=p2] .hearts")).to_have_attribute("data-lives", "2")
     watch.check(view)
     view.goto(f"/t/{table['code']}/qr")

@@ -253,7 +253,7 @@ def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, scr
     expect(referee).to_have_url(f"{server}/r/{code}")
     view = reopen_from_home(follower_phone, code, "suivie")
     expect(view).to_have_url(f"{server}/t/{code}")
-    expect(view.locator("#sync")).to_have_text("en direct")
+    expect(view.locator("#sync")).to_have_attribute("data-live", "1")
     view.evaluate("window.__notReloaded = true")
     expect(referee.locator("#rendezvous-editor #rdv-when")).to_have_attribute("data-at", "2031-03-07T19:30")
     expect(view.locator("[data-player=p1] [data-now=current]")).to_contain_text("n° 8 — Dormir une nuit")
@@ -331,7 +331,7 @@ def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, scr
     referee.close()
     referee = reopen_from_home(referee_phone, code, "arbitre")
     view.reload()
-    expect(view.locator("#sync")).to_have_text("en direct")
+    expect(view.locator("#sync")).to_have_attribute("data-live", "1")
     view.evaluate("window.__notReloaded = true")
     for pid in (ADA, BRUNO, CHLOE):
         validate(referee, model, pid, True)

@@ -30,7 +30,7 @@ NAME = dict(zip((ADA, BRUNO, CHIARA, DARIO, ELENA, FABIO), NAMES, strict=True))
 ASSO, CAVALLO, RE = 1, 9, 10
 
 # The SSE stream a test cuts on purpose logs this in the console each time EventSource retries.
-CUT_STREAM_CONSOLE = r"net::ERR_FAILED @ .*/api/tables/\w+/stream$"
+CUT_STREAM_CONSOLE = r"net::ERR_FAILED @ .*/api/tables/\w+/stream(\?since=\d+)?$"
 # The referee's phone boots the rules engine (Pyodide, in a worker) on every page load: the first
 # boot in a fresh browser compiles the WebAssembly, hence more time than an ordinary wait.
 ENGINE_READY_MS = 60_000
@@ -247,7 +247,7 @@ def test_a_whole_game_refereed_by_taps_and_followed_live(phone, server, screensh
     # first tab's taps, so each tap it makes is against an old version of the table.
     phone.allow_console_error(CUT_STREAM_CONSOLE)
     stale = referee_phone.new_page()
-    stale.route("**/api/tables/*/stream", lambda route: route.abort())
+    stale.route("**/api/tables/*/stream?*", lambda route: route.abort())  # ?since=: the version it drew
     stale.goto(f"/r/{code}")
     # Both tabs boot their engine at once; wait for both (the slowest step of this test).
     referee_ready(referee)

@@ -97,13 +97,13 @@ def test_the_story_panel_tells_a_morto_game_in_french_and_undoes_from_it(phone):
         "Zoé a touché ses cartes trop tôt : une vie de moins"
     )
     expect(referee.locator("#story .story-undo")).to_have_count(1)
-    expect(items.first.locator(".story-undo")).to_have_text("Annuler")
+    expect(items.first.locator(".story-undo")).to_have_text("Défaire")
     expect(referee.locator("#story summary")).to_have_text("Le fil de la partie (2)")
     shot(referee, "referee-story-fr")
     tap(items.first.locator(".story-undo"))
     synced(referee)
     expect(items.first).to_have_class(re.compile(r"\bundone\b"))
-    expect(items.first.locator(".story-mark")).to_have_text("annulé")
+    expect(items.first.locator(".story-mark")).to_have_text("défait")
     expect(items.first.locator("s.story-text")).to_have_text(
         "Zoé a touché ses cartes trop tôt : une vie de moins"
     )

@@ -182,8 +182,9 @@ def test_followers_on_two_processes_both_see_a_tap_made_through_a_third(servers)
     table = Table(a)
     on_a, on_b = a.stream(table.code), b.stream(table.code)
     try:
+        first = {"version": 0, "state": table.first["state"], "did": None, "undoable": None}
         for follower in (on_a, on_b):
-            assert follower.next() == {"id": "0", "answer": {"version": 0, "state": table.first["state"]}}
+            assert follower.next() == {"id": "0", "answer": first}
         tapped = table.tap(c)
         for follower in (on_a, on_b):
             assert follower.next() == {"id": "1", "answer": tapped}

@@ -419,7 +419,12 @@ def test_the_live_stream_delivers_the_new_state_after_an_event(served):
         assert response.status == 200
         assert response.getheader("Content-Type").startswith("text/event-stream")
         first = _read_event(response)
-        assert json.loads(first["data"]) == {"version": 0, "state": created["state"]}
+        assert json.loads(first["data"]) == {
+            "version": 0,
+            "state": created["state"],
+            "did": None,
+            "undoable": None,
+        }
         assert first["id"] == "0"
 
         body = {"id": "live-1", "type": "touched_early", "player": "p2"}

@@ -544,7 +544,7 @@ def test_the_history_says_each_event_in_words_undone_ones_too(make_table):
         {"code": "morto.story.touched_early", "params": {"player": "p2", "name": "Marc"}},
         {"code": "morto.story.touched_early", "params": {"player": "p3", "name": "Zoé"}},
     ]
-    # The fields the history had stay as they were.
+    # The fields the history had stay as they were; `by` says who recorded it (docs/API.md).
     assert set(events[0]) == {
         "seq",
         "id",
@@ -555,6 +555,7 @@ def test_the_history_says_each_event_in_words_undone_ones_too(make_table):
         "undone_version",
         "undone_at",
         "said",
+        "by",
     }
 
 
@@ -636,7 +637,8 @@ def test_export_then_import_gives_the_same_state_at_a_new_table(client, make_tab
     response = client.post("/api/tables/import", json=exported)
     assert response.status_code == 201, response.get_json()
     created = response.get_json()
-    assert set(created) == {"secret", "code", "display_code", "game", "version", "state"}
+    assert set(created) == {"secret", "code", "display_code", "game", "version", "state", "did", "undoable"}
+    assert created["did"]["id"] == created["undoable"]["id"] == exported["events"][-1]["id"]
     assert created["code"] != table.code and created["secret"] != table.secret
     assert response.headers["Location"].endswith(f"/api/tables/{created['code']}")
     assert created["state"] == table.get()["state"] and created["version"] == 4

@@ -137,6 +137,9 @@ def test_an_undo_takes_back_another_processs_later_event_not_the_one_this_proces
     version, state = _rebuilt(app, table.code)
     assert version == 3 and undone.get_json()["state"] == core.view("morto", state)
     assert {p["id"]: p["lives"] for p in state["players"]} == {"p1": 9, "p2": 8, "p3": 9, "p4": 9, "p5": 9}
+    # Its answer names that event, and this process's own as what the next undo would take back.
+    first = table.history()["events"][0]["id"]
+    assert (undone.get_json()["did"]["id"], undone.get_json()["undoable"]["id"]) == ("other", first)
 
 
 def test_the_referee_secret_is_checked_against_the_kept_identity(app, client, make_table):

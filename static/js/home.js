@@ -1,7 +1,7 @@
 // Home: new tables, "My tables" (the tables this phone referees or follows, each with its last
 // line as seen on this phone), joining a table by its code, and the first-run walkthrough.
 import { api } from "./api.js";
-import { displayCode, fill, h } from "./ui.js";
+import { age, displayCode, fill, h } from "./ui.js";
 import { forget, list } from "./tables.js";
 import { loadCatalogue, t } from "./i18n.js";
 import { seen, walkthrough } from "./walkthrough.js";
@@ -27,15 +27,6 @@ document.getElementById("join").addEventListener("submit", async (event) => {
   }
 });
 
-function age(at) {
-  const minutes = Math.floor((Date.now() - new Date(at).getTime()) / 60000);
-  if (!(minutes >= 1)) return t("ui.home.age.now");
-  if (minutes < 60) return t("ui.home.age.minutes", { n: minutes });
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return t("ui.home.age.hours", { n: hours });
-  const days = Math.floor(hours / 24);
-  return days === 1 ? t("ui.home.age.days.one") : t("ui.home.age.days.other", { n: days });
-}
 
 function row(table) {
   const referee = Boolean(table.secret);

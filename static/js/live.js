@@ -1,44 +1,38 @@
-// Follows a table live through server-sent events, and says how fresh the picture is when the
-// network drops; reconnects by itself (EventSource retries, and a closed stream is reopened). A
-// finished table's rematch comes as its own event, passed on to the page as `arbitre:rematch`.
-import { lang, t } from "./i18n.js";
-
-export function follow(code, onAnswer, statusEl, { lastAt = null } = {}) {
+// Follows a table live through server-sent events: every answer the table gives after the version
+// the page holds, in order, once — the new state and what that version did (`did`), so the page
+// needs no other request after a tap. Each answer is also announced on the document
+// (`arbitre:answer`) for the page's chrome (the story panel). Reconnects by itself (EventSource
+// retries; a closed stream, or the network coming back, opens a new one from the latest version
+// received, so nothing is missed), and says whether it hears the table (`onLive`). A finished table's
+// rematch comes as its own event, passed on to the page as `arbitre:rematch`.
+export function follow(code, onAnswer, { since = null, onLive = () => {} } = {}) {
   let source = null;
   let retry = null;
-  const show = (ok) => {
-    if (!statusEl) return;
-    statusEl.className = `sync ${ok ? "ok" : "off"}`;
-    statusEl.dataset.live = ok ? "1" : "0";
-    if (ok) { statusEl.textContent = t("ui.shell.live.on"); return; }
-    if (!lastAt) { statusEl.textContent = t("ui.shell.live.off"); return; }
-    const minutes = Math.floor((Date.now() - lastAt.getTime()) / 60000);
-    const time = lastAt.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
-    statusEl.textContent = minutes >= 1 ? t("ui.shell.live.off_since_ago", { time, minutes }) : t("ui.shell.live.off_since", { time });
-  };
+  let held = since;
   const open = () => {
     clearTimeout(retry);
     source?.close();
-    source = new EventSource(`/api/tables/${code}/stream`);
+    const query = held === null ? "" : `?since=${held}`;
+    source = new EventSource(`/api/tables/${code}/stream${query}`);
     source.addEventListener("state", (message) => {
-      lastAt = new Date();
-      show(true);
-      onAnswer(JSON.parse(message.data), lastAt);
+      const answer = JSON.parse(message.data);
+      held = Math.max(held ?? 0, answer.version);
+      onLive(true);
+      document.dispatchEvent(new CustomEvent("arbitre:answer", { detail: answer }));
+      onAnswer(answer);
     });
     source.addEventListener("rematch", (message) => {
       document.dispatchEvent(new CustomEvent("arbitre:rematch", { detail: JSON.parse(message.data) }));
     });
-    source.onopen = () => show(true);
+    source.onopen = () => onLive(true);
     source.onerror = () => {
-      show(false);
+      onLive(false);
       if (source.readyState === EventSource.CLOSED) retry = setTimeout(open, 3000);
     };
   };
   addEventListener("online", open);
   // The phone knows it lost the network before the stream notices: say so at once.
-  addEventListener("offline", () => { source?.close(); show(false); });
-  setInterval(() => { if (statusEl?.dataset.live === "0") show(false); }, 30000); // keep "n min ago" true
-  show(false);
+  addEventListener("offline", () => { source?.close(); onLive(false); });
   open();
   return () => source?.close();
 }

@@ -18,6 +18,7 @@ export class TableSync {
     Object.assign(this, { code, game, secret, onChange, onRejected });
     this.server = answer; // the latest answer seen from the server: {version, state}
     this.view = answer.state;
+    this.projected = false; // `view` is the engine's projection of the base and the outbox
     this.base = null;
     this.workerVersion = null; // the version of the base the engine worker holds, if it holds one
     this.pending = [];
@@ -56,6 +57,13 @@ export class TableSync {
 
   get version() {
     return this.base ? this.base.version : this.server.version;
+  }
+
+  // Whether `view` shows every tap this phone knows of: the engine's projection, or the server's
+  // answer when no tap waits and none acknowledged is missing from it (a page reloaded offline
+  // holds an older answer than its log until the engine has projected).
+  get complete() {
+    return this.projected || (!this.pending.length && (!this.base || this.base.version <= this.server.version));
   }
 
   status() {
@@ -114,7 +122,7 @@ export class TableSync {
   // Recomputes the view; waiting taps that the rules now refuse (after a rebase) are set aside.
   async projectAll() {
     if (this.engine !== "ready" || !this.base) {
-      if (!this.pending.length) this.view = this.server.state;
+      if (!this.pending.length) [this.view, this.projected] = [this.server.state, false];
       this.changed();
       return;
     }
@@ -122,7 +130,7 @@ export class TableSync {
       const projection = await this.project();
       const failed = projection.pending.findIndex((result) => !result.ok);
       if (failed < 0) {
-        this.view = projection.state;
+        [this.view, this.projected] = [projection.state, true];
         break;
       }
       await this.setAside(this.pending[failed], projection.pending[failed].error);
@@ -162,7 +170,7 @@ export class TableSync {
     }
     this.pending.push(await box.push(this.code, op)); // durable before anything else happens
     if (view) {
-      this.view = view;
+      [this.view, this.projected] = [view, true];
       this.changed();
     } else {
       await this.projectAll(); // the engine may have become ready meanwhile, without this tap
@@ -275,7 +283,7 @@ export class TableSync {
       await this.refreshBase();
       await this.projectAll();
     } else if (this.engine !== "ready" && !this.pending.length) {
-      this.view = answer.state;
+      [this.view, this.projected] = [answer.state, false];
     }
   }
 

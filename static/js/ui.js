@@ -1,4 +1,4 @@
-// Small DOM helpers shared by every page: element building, the toast, hearts.
+// Small DOM helpers shared by every page: element building, the toast, hearts, how long ago.
 import { isolate, lang, t } from "./i18n.js";
 
 // An element with its attributes and children. A text child (a name, a title, a sentence) is isolated
@@ -63,6 +63,17 @@ export function displayCode(code) {
 
 export function byId(state) {
   return Object.fromEntries(state.players.map((p) => [p.id, p]));
+}
+
+// How long ago `at` (a moment) was, in words: "à l'instant", "il y a 3 min", "hier"…
+export function age(at) {
+  const minutes = Math.floor((Date.now() - new Date(at).getTime()) / 60000);
+  if (!(minutes >= 1)) return t("ui.shell.age.now");
+  if (minutes < 60) return t("ui.shell.age.minutes", { n: minutes });
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return t("ui.shell.age.hours", { n: hours });
+  const days = Math.floor(hours / 24);
+  return days === 1 ? t("ui.shell.age.days.one") : t("ui.shell.age.days.other", { n: days });
 }
 
 export function vibrate(ms = 15) {

@@ -1,0 +1,105 @@
+// What just happened, on every page of a table: the line that says in words what the table's latest
+// version did (the answer's `did`: the event it recorded, in the engine's words, or the event an
+// undo took back), the players it changed highlighted for a moment, and, on a follower's status,
+// how long ago the table last moved (`did.at`), kept true as time passes without asking the server.
+// Which players changed is read by comparing their entries in the states before and after: a
+// picture of what moved, not a rule.
+import { t } from "./i18n.js";
+import { age, fill, h } from "./ui.js";
+
+const GLOW_MS = 2400; // how long a changed player stays highlighted (the CSS animation's length)
+
+// An event in words: its `said` from the catalogue, else (words the server could not find) its type.
+export function worded(entry) {
+  return entry.said ? t(entry.said.code, entry.said.params) : entry.type;
+}
+
+// The line: what `answer` did. `stale` when the page shows more than that answer (taps not yet
+// acknowledged): the line is then dimmed, never passed off as the latest (and "nothing yet" is not said).
+export function showHappened(el, answer, { stale = false } = {}) {
+  if (!el || !answer) return;
+  const did = answer.did;
+  el.hidden = stale && !did;
+  el.classList.toggle("stale", stale);
+  el.dataset.version = answer.version;
+  el.dataset.undo = did?.undo ? "true" : "false";
+  if (!did) {
+    fill(el, h("span", { class: "happened-text muted" }, t("ui.shell.happened.none")));
+    return;
+  }
+  fill(el,
+    did.undo ? [h("span", { class: "happened-mark" }, t("ui.shell.happened.undone")), " "] : null,
+    h("span", { class: "happened-text" }, worded(did)));
+}
+
+// A value as JSON with its keys sorted: the same whatever order they came in (the page's first
+// answer is written by the server's templates, which sort them; the stream's are not).
+function canonical(value) {
+  return JSON.stringify(value, (key, v) => (v && typeof v === "object" && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+}
+
+// The players whose entry differs between two states (`players`, and a round played through's
+// `play.seats`), ids in seating order.
+export function changedPlayers(before, after) {
+  if (!before || !after) return [];
+  const entries = (state) => {
+    const found = new Map((state.players || []).map((p) => [p.id, [canonical(p)]]));
+    for (const seat of state.play?.seats || []) found.get(seat.player)?.push(canonical(seat));
+    return found;
+  };
+  const was = entries(before);
+  return [...entries(after)].filter(([id, now]) => was.get(id)?.join() !== now.join()).map(([id]) => id);
+}
+
+const glowing = new Map(); // player id -> when its highlight began
+
+// Highlights players for a moment: `ids` from now, and those still glowing (a redraw meanwhile made
+// new elements: their highlight carries on where it was, not from the start).
+export function glow(root, ids = []) {
+  const now = performance.now();
+  for (const id of ids) glowing.set(id, now);
+  for (const [id, since] of glowing) {
+    const age = now - since;
+    if (age >= GLOW_MS) { glowing.delete(id); continue; }
+    for (const el of playerElements(root, id)) {
+      el.classList.remove("changed");
+      el.style.animationDelay = `${-Math.round(age)}ms`;
+      void el.offsetWidth; // restart the animation on an element that had it
+      el.classList.add("changed");
+      setTimeout(() => el.classList.remove("changed"), GLOW_MS - age);
+    }
+  }
+}
+
+// A player's own card on the page (not the buttons naming them): the outermost element inside
+// `root` that names them, as every game draws one (`data-player`, or `data-sheet` for the Grand
+// Jeu's sheets; a player's own page names its player on `root` itself).
+function playerElements(root, id) {
+  const selector = `[data-player="${CSS.escape(id)}"]:not(button), [data-sheet="${CSS.escape(id)}"]`;
+  return [...root.querySelectorAll(selector)].filter((el) => {
+    const outer = el.parentElement.closest(selector);
+    return !outer || outer === root || !root.contains(outer);
+  });
+}
+
+// Keeps a follower's status true: how old the table's last action is (`at`: the latest `did.at`),
+// and whether this phone hears the table (`live`: else it says it is offline, and the age is that of
+// the last action it heard of); redrawn every 20 s as time passes. Returns `update({at, live})`.
+export function freshnessStatus(el) {
+  let current = { at: null, live: false };
+  const draw = () => {
+    if (!el) return;
+    el.className = `sync fresh ${current.live ? "ok" : "off"}`;
+    el.dataset.live = current.live ? "1" : "0";
+    el.dataset.at = current.at || "";
+    const first = current.live ? (current.at ? "ui.shell.fresh.label" : "ui.shell.fresh.none") : "ui.shell.fresh.offline";
+    fill(el, h("span", { class: "fresh-lines" }, h("span", { class: "fresh-what" }, t(first)),
+      current.at ? [" ", h("span", { class: "fresh-age" }, age(current.at))] : null));
+  };
+  setInterval(draw, 20_000);
+  return (changes) => {
+    current = { ...current, ...changes };
+    draw();
+  };
+}
