@@ -111,11 +111,11 @@ def equivalents() -> set[str]:
     return set(re.findall(r"`(engine\.[^`\s]+__mutmut_\d+)`", section.group(1))) if section else set()
 
 
-def changed_modules(revision: str) -> list[str]:
+def changed_modules(revision: str, root: Path = ROOT) -> list[str]:
     """The engine modules whose file differs between ``revision`` and the working tree (new ones too)."""
 
     def git(*args: str) -> list[str]:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"git {' '.join(args)}: {done.stderr.strip()}")
         return done.stdout.split()
@@ -252,19 +252,13 @@ def selected(names: list[str], modules: list[str] | None, sample: int | None, se
     return chosen
 
 
-def choose(args, every: list[str]) -> dict | None:
+def choose(args, modules: list[str] | None, every: list[str]) -> dict:
     """The mutants this run judges (``names``), how many it drew them from (``population``) and
     what to ask ``mutmut run`` for when it judges them all afresh (``patterns``: one per module,
-    none at all for every mutant, None to name each one); None when no engine module changed."""
+    none at all for every mutant, None to name each one)."""
     if args.equivalents:
         names = sorted(equivalents() & set(every))
         return {"names": names, "population": len(names), "patterns": None}
-    modules = args.module
-    if args.since:
-        modules = [*(modules or []), *changed_modules(args.since)]
-        print(f"engine modules changed since {args.since}: {', '.join(modules) or 'none'}")
-        if not modules:
-            return None
     names = selected(every, modules, args.sample, args.seed)
     population = len(selected(every, modules, None, 0))
     whole = [] if modules is None else [f"{module}.x*" for module in modules]  # mutmut matches patterns
@@ -304,6 +298,12 @@ def main() -> int:
     chosen_file = SCRATCH / "chosen.json"  # the last run's choice
     if not args.report:
         check_selection()
+        modules = args.module
+        if args.since:
+            modules = [*(modules or []), *changed_modules(args.since)]
+            print(f"engine modules changed since {args.since}: {', '.join(modules) or 'none'}")
+            if not modules:
+                return 0
         fresh = not (args.resume and chosen_file.exists())
         if fresh:
             shutil.rmtree(SCRATCH, ignore_errors=True)
@@ -312,9 +312,7 @@ def main() -> int:
                 generate(args.jobs, log)
         found = results()
         if fresh or args.module or args.since or args.sample is not None or args.equivalents:
-            chosen = choose(args, sorted(found))
-            if chosen is None:
-                return 0
+            chosen = choose(args, modules, sorted(found))
             chosen_file.write_text(json.dumps(chosen))
         else:
             chosen = json.loads(chosen_file.read_text())

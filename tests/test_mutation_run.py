@@ -4,6 +4,7 @@ figures are in docs/RELIABILITY.md."""
 
 from __future__ import annotations
 
+import subprocess
 from types import SimpleNamespace
 
 import pytest
@@ -36,15 +37,15 @@ def test_a_sample_is_drawn_among_the_chosen_modules_the_same_for_the_same_seed()
 
 
 def test_mutmut_is_asked_for_whole_modules_by_pattern_and_for_a_sample_by_name():
-    def choice(**options):
-        args = {"equivalents": False, "module": None, "since": None, "sample": None, "seed": 0} | options
-        chosen = mutation.choose(SimpleNamespace(**args), NAMES)
+    def choice(modules=None, **options):
+        args = SimpleNamespace(**({"equivalents": False, "sample": None, "seed": 0} | options))
+        chosen = mutation.choose(args, modules, NAMES)
         return chosen, mutation.asked(chosen, chosen["names"], fresh=True)
 
-    chosen, asked = choice(module=["engine.morto"])
+    chosen, asked = choice(["engine.morto"])
     assert chosen["population"] == 100 and asked == ["engine.morto.x*"]
     assert choice()[1] == []  # every mutant
-    chosen, asked = choice(module=["engine.morto"], sample=30, seed=3)
+    chosen, asked = choice(["engine.morto"], sample=30, seed=3)
     assert chosen["population"] == 100 and asked == chosen["names"] and len(asked) == 30
     assert mutation.asked(chosen, chosen["names"][:2], fresh=False) == chosen["names"][:2]  # resumed
 
@@ -53,6 +54,26 @@ def test_module_names():
     assert mutation.module_of("engine.gjdlv.xǁDeckǁdraw__mutmut_3") == "engine.gjdlv"
     assert mutation.module_of_path("engine/gjdlv_play.py") == "engine.gjdlv_play"
     assert mutation.module_of_path("engine/__init__.py") == "engine"
+
+
+def test_the_modules_changed_since_a_revision_are_the_engine_files_edited_or_added(tmp_path):
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True)
+
+    (tmp_path / "engine").mkdir()
+    for name in ("core.py", "morto.py", "gjdlv.py"):
+        (tmp_path / "engine" / name).write_text("X = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "start")
+    (tmp_path / "engine" / "morto.py").write_text("X = 2\n")  # edited, not committed
+    (tmp_path / "engine" / "gjdlv_cards.py").write_text("Y = 1\n")  # new, not tracked
+    (tmp_path / "engine" / "notes.txt").write_text("not a module\n")
+    assert mutation.changed_modules("HEAD", tmp_path) == ["engine.gjdlv_cards", "engine.morto"]
+    git("add", ".")
+    git("commit", "-q", "-m", "more")
+    assert mutation.changed_modules("HEAD", tmp_path) == []
+    assert mutation.changed_modules("HEAD~1", tmp_path) == ["engine.gjdlv_cards", "engine.morto"]
 
 
 def test_tests_through_the_app_or_a_database_are_left_out_of_the_judging():
