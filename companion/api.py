@@ -36,7 +36,9 @@ def body() -> dict:
         raise Refused(415, "unsupported_media_type", type=core.short(request.mimetype or None))
     try:
         # NaN and Infinity are not JSON, nor is a number too large for a float (1e999 would be read
-        # as infinity): PostgreSQL refuses them and no JSON parser reads them back.
+        # as infinity): PostgreSQL refuses them and no JSON parser reads them back. Not orjson: it would
+        # spare the two hooks, not the depth walk, and reads integers past 64 bits as floats
+        # (bench/json_parse.py).
         parsed = json.loads(raw, parse_constant=_not_json, parse_float=_finite)
     except RecursionError:  # the parser's own recursion, nested a thousand deep
         raise Refused(400, "too_deep", max=core.JSON_DEPTH_MAX) from None

@@ -29,17 +29,35 @@ node_env() {
 }
 
 python_env() {
+  # The whole Python tree exactly as uv.lock pins it (each file's hash checked; --locked fails if
+  # the lock no longer matches pyproject.toml), installed by uv at the version [tool.uv] requires,
+  # itself installed from PyPI into the venv. --inexact keeps what another command's extras
+  # installed (`start` after `test` keeps the test tools) and the venv's own pip and uv.
   if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
-  .venv/bin/pip install -q --disable-pip-version-check -e ".[$1]"
+  local uv_version extras=()
+  uv_version=$(sed -n 's/^required-version = "==\(.*\)"$/\1/p' pyproject.toml)
+  [ "$(.venv/bin/uv --version 2>/dev/null | cut -d' ' -f2)" = "$uv_version" ] \
+    || .venv/bin/pip install -q --disable-pip-version-check "uv==$uv_version"
+  for extra in "$@"; do extras+=(--extra "$extra"); done
+  .venv/bin/uv sync --locked --inexact --quiet "${extras[@]}"
 }
 
 lint() {
-  # Both linters always run, so one pass lists every finding; either one failing fails the command.
+  # Every check always runs, so one pass lists every finding; any one failing fails the command.
   local failed=0
   echo "ruff check ." >&2
   .venv/bin/ruff check . || failed=1
   echo "ruff format --check ." >&2
   .venv/bin/ruff format --check . || failed=1
+  # Every package imported anywhere is declared, and the serving code imports only what `start`
+  # installs (the dependencies and `postgres`, not the dev, test or bench extras).
+  echo "deptry ." >&2
+  .venv/bin/deptry . || failed=1
+  echo "deptry . (serving code)" >&2
+  .venv/bin/deptry . --optional-dependencies-dev-groups dev,test,bench \
+    --extend-exclude '^(tests|e2e|bench|scripts)/' || failed=1
+  echo "uv lock --check" >&2
+  .venv/bin/uv lock --check || failed=1
   echo "eslint" >&2
   npx --no -- eslint || failed=1  # --no: the pinned one in node_modules, never a download
   if [ "$failed" -ne 0 ]; then
@@ -62,7 +80,7 @@ case "${1:-}" in
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
     apt_install "${need_apt[@]}"
     node_env
-    python_env test
+    python_env dev test
     shift
     lint
     if [ "$#" -eq 0 ]; then
@@ -75,7 +93,7 @@ case "${1:-}" in
   lint)
     apt_install "${need_apt[@]}"
     node_env
-    python_env test
+    python_env dev test
     lint
     ;;
   *)
