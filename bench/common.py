@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -28,6 +29,11 @@ CHROMIUM_ARGS = [
 ]
 
 
+# The limits a table's players never meet, raised: a benchmark writes at a machine's speed on purpose
+# (companion/long_reads.py says why a server bounds a table's length and its writes a minute).
+MACHINE_SPEED = {"ARBITRE_TABLE_WRITES_PER_MINUTE": "1000000000", "ARBITRE_EVENTS_PER_TABLE": "1000000000"}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -41,20 +47,24 @@ def serving(
     floor: bool = False,
     instance: str | None = None,
     log_copy: str | None = None,
+    open_files: int | None = None,
 ):
     """``companion serve`` on a free port with its own instance folder (SQLite there, or DATABASE_URL
-    from ``env``); yields (base URL, the server's master process). At the end, the lines of its log
+    from ``env``), a table's limits raised (`MACHINE_SPEED`, unless ``env`` says otherwise); yields
+    (base URL, the server's master process). At the end, the lines of its log
     that say ERROR or Traceback are printed.
 
     ``floor``: start `bench/floor_server.py` instead, the same server plus ``POST /bench/floor`` (a
     bare Flask JSON endpoint on the same app). ``instance``: use this folder (made and filled by the
     caller, e.g. a database built beforehand) instead of a temporary one; the log is written there.
-    ``log_copy``: where to copy the server's whole log at the end."""
+    ``log_copy``: where to copy the server's whole log at the end. ``open_files``: the server's limit
+    on open files (soft and hard: ``serve`` raises the soft one to the hard one), which sets how many
+    connections each of its workers holds."""
     port = free_port()
     with contextlib.ExitStack() as stack:
         if instance is None:
             instance = stack.enter_context(tempfile.TemporaryDirectory())
-        environ = {**os.environ, "ARBITRE_INSTANCE": instance, **(env or {})}
+        environ = {**os.environ, "ARBITRE_INSTANCE": instance, **MACHINE_SPEED, **(env or {})}
         if floor:
             command = [sys.executable, str(ROOT / "bench" / "floor_server.py")]
         else:
@@ -64,7 +74,14 @@ def serving(
             command += ["--workers", str(workers)]
         log_path = Path(instance) / "serve.log"
         log = stack.enter_context(open(log_path, "wb"))  # noqa: SIM115 - closed by the stack
-        process = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
+        limit = (
+            None
+            if open_files is None
+            else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files,) * 2))
+        )
+        process = subprocess.Popen(
+            command, env=environ, stdout=log, stderr=subprocess.STDOUT, preexec_fn=limit
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 60

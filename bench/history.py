@@ -69,7 +69,7 @@ def build(sizes: list[int]) -> dict[int, dict]:
         if not type(dbapi_connection).__module__.startswith("sqlite3"):
             dbapi_connection.commit()
 
-    app = create_app({"RATELIMIT_ENABLED": False})
+    app = create_app({"RATELIMIT_ENABLED": False, "EVENTS_PER_TABLE": None})  # 100,000 events on purpose
     upgrade_database(app)
     tables = {}
     with app.app_context():
