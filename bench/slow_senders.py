@@ -8,11 +8,13 @@ Run: .venv/bin/python bench/slow_senders.py [--senders 2500] [--addresses 1] [--
 2. *Baseline*: a bystander (its own address, 127.0.0.1) asks ``GET /api/tables/<code>`` on a new
    connection every 50 ms for 5 s, alone.
 3. *Load*: ``--senders`` connections from ``--addresses`` addresses (127.0.1.1, 127.0.1.2, ...), each
-   the head of a ``POST /api/tables`` with ``Content-Length: 1000``, then one byte of the body every 2 s
+   the head of a ``POST /api/tables/<code>/checks/reveal`` (a request that reads its body, which no
+   rate limit counts) with ``Content-Length: 1000``, then one byte of the body every 2 s
    (a thread walks them all), for ``--seconds``; the bystander goes on asking meanwhile. A
    request of the bystander that is not answered within 10 s counts as *unanswered* (the figure
    before the server bounded slow senders: it never was). A sender whose connection is closed
-   is replaced by a new one, as an attacker would.
+   is replaced by a new one at the next round (2 s later), as an attacker keeping its connections
+   open would; ``--once``: never replaced.
 
 Printed: the bystander's latency alone and under load (median, p95, max, unanswered), and what the
 slow senders were answered (408 too slow, 429 too many connections, closed unanswered). The
@@ -42,10 +44,15 @@ from common import serving, summary  # noqa: E402
 BYSTANDER_PAUSE = 0.05
 BYSTANDER_TIMEOUT = 10.0
 DRIP_SECONDS = 2.0
-HEAD = (
-    b"POST /api/tables HTTP/1.1\r\nHost: arbitre\r\nContent-Type: application/json\r\n"
-    b"Content-Length: 1000\r\n\r\n{"
-)
+
+
+def head(path: str) -> bytes:
+    """A request that reads its body (a rule check of the bystander's table: no rate limit counts it)
+    with the first byte of its body."""
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: arbitre\r\nContent-Type: application/json\r\n"
+        "Content-Length: 1000\r\n\r\n{"
+    ).encode()
 
 
 def bystander(port: int, path: str, seconds: float) -> tuple[list[float], int]:
@@ -69,8 +76,8 @@ def bystander(port: int, path: str, seconds: float) -> tuple[list[float], int]:
 class Senders:
     """``count`` slow bodies from ``addresses`` addresses, a byte each every ``DRIP_SECONDS``."""
 
-    def __init__(self, port: int, count: int, addresses: int):
-        self.port, self.count = port, count
+    def __init__(self, port: int, path: str, count: int, addresses: int, replace: bool = True):
+        self.port, self.head, self.count, self.replace = port, head(path), count, replace
         self.addresses = [f"127.0.1.{n + 1}" for n in range(addresses)]
         self.outcomes: collections.Counter = collections.Counter()
         self.stop = threading.Event()
@@ -111,8 +118,9 @@ class Senders:
             started = time.monotonic()
             for n, sock in enumerate(self.sockets):
                 if sock is None:
-                    self.sockets[n] = self._open(n)
-                    sent_head[n] = False
+                    if self.replace:
+                        self.sockets[n] = self._open(n)
+                        sent_head[n] = False
                     continue
                 outcome = self._outcome(sock)
                 if outcome is not None:
@@ -121,7 +129,7 @@ class Senders:
                     self.sockets[n] = None
                     continue
                 try:
-                    sock.send(b" " if sent_head[n] else HEAD)
+                    sock.send(b" " if sent_head[n] else self.head)
                     sent_head[n] = True
                 except BlockingIOError:  # not connected yet (the server's backlog)
                     pass
@@ -149,10 +157,12 @@ def main() -> None:
     parser.add_argument("--addresses", type=int, default=1, help="addresses they come from")
     parser.add_argument("--open-files", type=int, default=1024, help="the server's limit on open files")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the load phase")
+    parser.add_argument("--once", action="store_true", help="a sender closed is not replaced")
+    parser.add_argument("--log", default=None, help="where to copy the server's log")
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process holds every sender
-    with serving({"DATABASE_URL": ""}, open_files=args.open_files) as (base, _process):
+    with serving({"DATABASE_URL": ""}, open_files=args.open_files, log_copy=args.log) as (base, _process):
         port = int(base.rsplit(":", 1)[1])
         request = urllib.request.Request(
             base + "/api/tables",
@@ -163,7 +173,7 @@ def main() -> None:
             path = f"/api/tables/{json.load(answer)['code']}"
         load_before = load_average()
         alone, alone_unanswered = bystander(port, path, 5.0)
-        senders = Senders(port, args.senders, args.addresses)
+        senders = Senders(port, f"{path}/checks/reveal", args.senders, args.addresses, replace=not args.once)
         thread = threading.Thread(target=senders.run, daemon=True)
         thread.start()
         time.sleep(2 * DRIP_SECONDS)  # every sender has sent its head and a first byte
@@ -174,7 +184,8 @@ def main() -> None:
     print()
     print(
         f"server: {args.open_files} open files, default workers; {args.senders} slow senders from "
-        f"{args.addresses} address(es), a byte every {DRIP_SECONDS:g} s"
+        f"{args.addresses} address(es), a byte every {DRIP_SECONDS:g} s, "
+        + ("never replaced" if args.once else "each closed one replaced")
     )
     print(summary("bystander alone", alone), f"  max {max(alone):8.2f} ms   unanswered {alone_unanswered}")
     if loaded:

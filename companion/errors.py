@@ -101,8 +101,8 @@ def http_error(error: HTTPException):
     params = {}
     if status == 413:
         params = {"max": current_app.config["MAX_CONTENT_LENGTH"]}
-    elif status == 408:
-        params = {"seconds": _whole(current_app.config["BODY_SECONDS"])}
+    elif status == 408:  # the seconds the body had: fewer than BODY_SECONDS on a busy server
+        params = {"seconds": _whole(getattr(error, "seconds", current_app.config["BODY_SECONDS"]))}
     response = error_response(status, http_code(status), params)
     for name, value in error.get_headers():
         if name.lower() != "content-type":  # e.g. a 405's Allow

@@ -37,8 +37,12 @@ import time
 import zlib
 from http import HTTPStatus
 
+import gevent
 from gunicorn.app.base import BaseApplication
+from gunicorn.http import errors as http_errors
+from gunicorn.util import write_nonblock
 from gunicorn.workers.ggevent import GeventWorker
+from werkzeug.exceptions import BadRequest, RequestTimeout
 
 # Database connections a worker keeps (and as many more at a peak): a worker's taps read their table
 # at once, dozens in flight under gevent; fewer kept would open and drop a connection (a process, on
@@ -46,6 +50,8 @@ from gunicorn.workers.ggevent import GeventWorker
 POOL_SIZE = 20
 FILES_KEPT = 200  # descriptors a worker keeps for the database, logs and the bus, beyond its streams
 RETRY_AFTER_SECONDS = 5  # what a connection refused for its address is told to wait
+BUSY_SHARE = 0.9  # a worker holding this share of its connections is busy...
+BUSY_SECONDS = 1.0  # ...and gives a request's head, and its body, this long at most
 
 
 def default_workers() -> int:
@@ -225,7 +231,6 @@ def _in_thread(function, *args):
     """``function(*args)`` in gevent's thread pool, its error raised here. The pool would report an
     error itself, a traceback on stderr for every failed commit, and hand nothing back if stderr
     could not be written (a full disk): the write would wait for ever, holding the write turn."""
-    import gevent
 
     def run():
         try:
@@ -283,15 +288,16 @@ class Peer:
 
 
 class Body:
-    """A request's body that must arrive within ``seconds`` of its head: a sender too slow gets
-    ``408 too_slow`` (werkzeug's ``RequestTimeout``, answered by the app's error handler) and its
+    """A request's body that must arrive within ``seconds`` of its head, or within one second while
+    its worker is busy (`Worker.waiting`): a sender too slow gets ``408 too_slow`` (werkzeug's
+    ``RequestTimeout``, answered by the app's error handler, with the seconds it had) and its
     connection is closed, instead of holding a worker's connection for as long as it likes. A
     malformed chunked body is a ``400``, not a bug; and once more than ``most`` bytes were read
     (a chunked body past the limit, refused 413), the connection closes rather than drain the rest."""
 
-    def __init__(self, body, request, seconds: float, most: int):
-        self.body, self.request, self.most = body, request, most
-        self.ends = time.monotonic() + seconds
+    def __init__(self, body, request, seconds: float, most: int, worker: Worker):
+        self.body, self.request, self.seconds, self.most, self.worker = body, request, seconds, most, worker
+        self.started = time.monotonic()
         self.received = 0
 
     def read(self, size=None) -> bytes:
@@ -307,24 +313,21 @@ class Body:
         return iter(self.readline, b"")
 
     def _within(self, read, size) -> bytes:
-        import gevent
-        from gunicorn.http.errors import ParseException
-        from werkzeug.exceptions import BadRequest, RequestTimeout
-
-        timer = gevent.Timeout(max(self.ends - time.monotonic(), 0.001))
-        timer.start()
+        timer = gevent.Timeout(max(self.started + self.seconds - time.monotonic(), 0.001))
         try:
-            data = read(size)
+            with self.worker.waiting(timer, self.started):
+                data = read(size)
         except gevent.Timeout as error:
             if error is not timer:
                 raise
             self.request.force_close()
-            raise RequestTimeout() from None
-        except ParseException:
+            too_slow = RequestTimeout()
+            cut = time.monotonic() - self.started < self.seconds  # by a busy worker (`Worker._sweep`)
+            too_slow.seconds = BUSY_SECONDS if cut else self.seconds
+            raise too_slow from None
+        except http_errors.ParseException:
             self.request.force_close()
             raise BadRequest() from None
-        finally:
-            timer.close()
         self.received += len(data)
         if self.received > self.most:
             self.request.force_close()
@@ -340,11 +343,16 @@ class Worker(GeventWorker):
       connection a worker may hold.
     - **Deadlines**: a request's head must arrive within gunicorn's keep-alive time (``timeout_ctx``,
       5 s, which also bounds the wait for a next request), and its body within ``BODY_SECONDS`` of
-      its head (`Body`).
+      its head (`Body`). A worker holding nine tenths of its connections is *busy*: every head or
+      body it has waited for longer than a second (``BUSY_SECONDS``) is then cut (`_sweep`), so
+      that slow senders from many addresses, each under its cap, cannot hold it full for long.
     - **Refusals in the API's shape**: a request gunicorn cannot parse (a URL or headers too long,
       a malformed request line) is answered like every other refusal, JSON under ``/api/``,
       instead of gunicorn's own HTML page.
     """
+
+    holding = 0  # connections this worker holds (those refused at once not counted)
+    waits: dict  # greenlet -> (its timer, since when) of each head or body being waited for
 
     def handle(self, listener, client, addr):
         address = addr[0] if isinstance(addr, tuple) and addr else "?"
@@ -356,17 +364,63 @@ class Worker(GeventWorker):
             )
             client.close()
             return
+        self.holding += 1
         try:
             super().handle(listener, Peer(client), addr)
         finally:
+            self.holding -= 1
             if clients is not None:
                 clients.release(address)
+
+    def busy(self) -> bool:
+        return self.holding >= BUSY_SHARE * self.worker_connections
+
+    def run(self):
+        self.waits = {}
+        gevent.spawn(self._sweep)
+        super().run()
+
+    @contextlib.contextmanager
+    def waiting(self, timer: gevent.Timeout, since: float):
+        """``timer`` bounds this greenlet's wait (started now, closed at the end), which `_sweep`
+        may end sooner by raising the timer itself."""
+        me = gevent.getcurrent()
+        self.waits[me] = (timer, since)
+        try:
+            with timer:
+                yield
+        finally:
+            self.waits.pop(me, None)
+
+    def timeout_ctx(self):
+        """The wait for a request's head (and for the next one on a kept-alive connection)."""
+        return self.waiting(gevent.Timeout(self.cfg.keepalive, False), time.monotonic())
+
+    def _sweep(self) -> None:
+        """While the worker is busy, every head or body waited for longer than ``BUSY_SECONDS`` is cut
+        (its own timer raised in it: the connection closed, a body's sender told 408)."""
+        while self.alive:
+            gevent.sleep(BUSY_SECONDS / 2)
+            if not self.busy():
+                continue
+            now = time.monotonic()
+            for greenlet, (timer, since) in list(self.waits.items()):
+                if now - since >= BUSY_SECONDS:
+                    gevent.get_hub().loop.run_callback(self._cut, greenlet, timer)
+
+    def _cut(self, greenlet, timer: gevent.Timeout) -> None:
+        """Raise ``timer`` where ``greenlet`` waits, if it still waits there: since the sweep saw it,
+        its head may have come and its body be awaited under another timer. (From the loop, as
+        gevent's own ``kill``: a greenlet thrown into from another would never be resumed.)"""
+        if self.waits.get(greenlet, (None,))[0] is timer:
+            del self.waits[greenlet]
+            greenlet.throw(timer)
 
     def handle_request(self, listener_name, req, sock, addr):
         config, body = self.wsgi.config, req.body
         if _content_length(req) > config["MAX_CONTENT_LENGTH"]:
             req.force_close()  # refused unread (413): never drained
-        req.body = Body(body, req, config["BODY_SECONDS"], config["MAX_CONTENT_LENGTH"])
+        req.body = Body(body, req, config["BODY_SECONDS"], config["MAX_CONTENT_LENGTH"], self)
         try:
             return super().handle_request(listener_name, req, sock, addr)
         finally:
@@ -374,13 +428,13 @@ class Worker(GeventWorker):
             sock.answered()
 
     def handle_error(self, req, client, addr, exc):
-        from gunicorn.http import errors
-
-        if isinstance(exc, errors.LimitRequestLine):
+        if isinstance(exc, http_errors.LimitRequestLine):
             refusal = (414, "too_long", {"max": self.cfg.limit_request_line})
-        elif isinstance(exc, errors.LimitRequestHeaders):
+        elif isinstance(exc, http_errors.LimitRequestHeaders):
             refusal = (431, "headers_too_large", {})
-        elif isinstance(exc, errors.ParseException) and not isinstance(exc, errors.ConfigurationProblem):
+        elif isinstance(exc, http_errors.ParseException) and not isinstance(
+            exc, http_errors.ConfigurationProblem
+        ):
             refusal = (400, "bad_request", {})
         else:
             return super().handle_error(req, client, addr, exc)
@@ -399,8 +453,6 @@ def _content_length(req) -> int:
 def _refuse(sock, status: int, code: str, params: dict, api: bool, retry_after: int | None = None) -> None:
     """A refusal the worker makes itself, before the app has a request (`_refusal`); then the
     connection is closed."""
-    from gunicorn.util import write_nonblock
-
     with contextlib.suppress(OSError):
         write_nonblock(sock, _refusal(status, code, tuple(params.items()), api, retry_after))
         sock.shutdown(socket.SHUT_WR)

@@ -112,6 +112,19 @@ def logged(table: Table, server: Served) -> list[str]:
     return [entry["id"] for entry in history["events"]]
 
 
+WRITES_PER_MINUTE = 8  # more than any test here writes on one table, but the one about them
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """Two workers on SQLite, with the default limits but a table's writes: 8 a minute."""
+    folder = tmp_path_factory.mktemp("faults")
+    env = server_env(folder, ARBITRE_TABLE_WRITES_PER_MINUTE=str(WRITES_PER_MINUTE))
+    server = served(env, folder / "serve.log", "--workers", "2")
+    yield server
+    server.stop()
+
+
 # --- the database fails -----------------------------------------------------------------------------
 
 
@@ -185,37 +198,25 @@ def no_room_to_write(server: Served):
             resource.prlimit(pid, resource.RLIMIT_FSIZE, (hard, hard))
 
 
-def test_sqlite_that_cannot_write_refuses_writes_with_503_and_keeps_reading(tmp_path):
-    server = served(server_env(tmp_path), tmp_path / "serve.log", "--workers", "2")
-    try:
-        table = Table(server)
-        table.tap(server)
-        prefix = f"/api/tables/{table.code}"
-        write = {"id": "while-full", "type": "touched_early", "player": "p3"}
-        with no_room_to_write(server):
-            for _ in range(3):
-                status, answer = server.call("POST", f"{prefix}/events", write, table.secret)
-                assert status == 503 and answer["error"]["code"] == "unavailable", answer
-            unavailable(
-                request(
-                    server,
-                    "POST",
-                    f"{prefix}/events",
-                    json.dumps(write).encode(),
-                    {"Content-Type": "application/json", "Authorization": f"Bearer {table.secret}"},
-                )
-            )
-            status, seen = server.call("GET", prefix)  # reads need no room
-            assert status == 200 and seen["version"] == 1
-            status, log = server.call("GET", f"{prefix}/log")
-            assert status == 200 and [e["id"] for e in log["events"]] == ["tap-1"]
-        status, answer = server.call("POST", f"{prefix}/events", write, table.secret)
-        assert status == 201 and answer["version"] == 2
-        assert server.call("POST", f"{prefix}/events", write, table.secret) == (201, answer)
-        assert logged(table, server) == ["tap-1", "while-full"]
-    finally:
-        server.stop()
-    assert "unexpected error" not in server.output()
+def test_sqlite_that_cannot_write_refuses_writes_with_503_and_keeps_reading(plain):
+    logged_before = len(plain.log.read_text(errors="replace"))
+    table = Table(plain)
+    table.tap(plain)
+    prefix = f"/api/tables/{table.code}"
+    write = {"id": "while-full", "type": "touched_early", "player": "p3"}
+    referee = {"Content-Type": "application/json", "Authorization": f"Bearer {table.secret}"}
+    with no_room_to_write(plain):
+        for _ in range(3):  # whichever process takes it
+            unavailable(request(plain, "POST", f"{prefix}/events", json.dumps(write).encode(), referee))
+        status, seen = plain.call("GET", prefix)  # reads need no room
+        assert status == 200 and seen["version"] == 1
+        status, log = plain.call("GET", f"{prefix}/log")
+        assert status == 200 and [e["id"] for e in log["events"]] == ["tap-1"]
+    status, answer = plain.call("POST", f"{prefix}/events", write, table.secret)
+    assert status == 201 and answer["version"] == 2
+    assert plain.call("POST", f"{prefix}/events", write, table.secret) == (201, answer)
+    assert logged(table, plain) == ["tap-1", "while-full"]
+    assert "unexpected error" not in plain.log.read_text(errors="replace")[logged_before:]
 
 
 def test_a_database_error_is_logged_once_a_minute_not_per_request(app, client, make_table, caplog):
@@ -254,19 +255,6 @@ def test_a_database_error_is_logged_once_a_minute_not_per_request(app, client, m
 
 
 # --- requests the server cannot take whole -------------------------------------------------------
-
-
-WRITES_PER_MINUTE = 4
-
-
-@pytest.fixture(scope="module")
-def plain(tmp_path_factory):
-    """Two workers on SQLite, with the default limits but a table's writes: 4 a minute."""
-    folder = tmp_path_factory.mktemp("faults")
-    env = server_env(folder, ARBITRE_TABLE_WRITES_PER_MINUTE=str(WRITES_PER_MINUTE))
-    server = served(env, folder / "serve.log", "--workers", "2")
-    yield server
-    server.stop()
 
 
 def test_a_tables_writes_a_minute_are_counted_across_the_servers_processes(plain):

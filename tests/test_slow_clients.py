@@ -8,10 +8,11 @@ request waited in the kernel's backlog: the bystander below never got an answer.
 
 - One address holds at most ``CONNECTIONS_PER_ADDRESS`` connections (20 here): the others are
   answered ``429 too_many_connections`` at once, and a bystander is answered.
-- A body must arrive within ``BODY_SECONDS`` of its request's head (2 here): senders spread over
-  several addresses fill the worker, each gets ``408 too_slow`` at its deadline, and the bystander
-  waiting behind them is answered then. A head that never ends is dropped (gunicorn's keep-alive
-  time, 5 s), unanswered.
+- A body must arrive within ``BODY_SECONDS`` of its request's head (2 here), one second once the
+  worker holds nine tenths of its connections: senders spread over several addresses fill the
+  worker, each gets ``408 too_slow`` at its deadline, and the bystander waiting behind them is
+  answered then. A head that never ends is dropped (gunicorn's keep-alive time, 5 s; one second on
+  a busy worker), unanswered.
 
 Nothing here asserts on timing: every read waits at most ``READ_SECONDS`` (a socket timeout), which
 only bounds how long a broken server can hang the suite.
@@ -129,6 +130,9 @@ def test_slow_senders_are_cut_at_their_deadline_and_the_bystander_is_served(smal
         answers = [answer(sock) for sock in slow]
     assert {status for status, _headers, _body in answers} == {408}
     assert {error_code(body) for _status, _headers, body in answers} == {"too_slow"}
+    # A body begun once the worker was busy (nine tenths of its connections held) had one second.
+    seconds = {json.loads(body)["error"]["params"]["seconds"] for _status, _headers, body in answers}
+    assert 1 in seconds and seconds <= {1, BODY_SECONDS}, seconds
     assert all(headers["Connection"] == "close" for _status, headers, _body in answers)
     assert answer(endless_head)[0] is None  # dropped, unanswered, at gunicorn's keep-alive time
     status, _ = small.call("GET", f"/api/tables/{table.code}")
