@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import resource
@@ -14,6 +15,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -127,6 +129,42 @@ def call(base: str, path: str, body=None, secret: str | None = None, method: str
     request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
+
+
+class Client:
+    """One kept-alive connection to the server; ``send`` answers (status, milliseconds, raw body)."""
+
+    def __init__(self, base: str, timeout: float = 120):
+        self.host, self.timeout = urllib.parse.urlsplit(base), timeout
+        self.connection = self._connect()
+
+    def _connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host.hostname, self.host.port, timeout=self.timeout)
+
+    def send(
+        self, method: str, path: str, body=None, secret: str | None = None, headers: dict | None = None
+    ) -> tuple[int, float, bytes]:
+        headers = {**({"Content-Type": "application/json"} if body is not None else {}), **(headers or {})}
+        if secret:
+            headers["Authorization"] = f"Bearer {secret}"
+        data = json.dumps(body).encode() if body is not None else None
+        start = time.perf_counter()
+        try:
+            self.connection.request(method, path, data, headers)
+            response = self.connection.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException):
+            self.connection.close()
+            self.connection = self._connect()
+            raise
+        return response.status, (time.perf_counter() - start) * 1e3, raw
+
+
+def load_average() -> str:
+    """The machine's load average over the last minute (the benchmarks share its two cores)."""
+    with contextlib.suppress(OSError):
+        return f"{os.getloadavg()[0]:.2f}"
+    return "?"
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -26,53 +26,20 @@ import collections
 import contextlib
 import http.client
 import json
-import os
 import sys
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import percentile, serving, summary  # noqa: E402
+from common import Client, load_average, percentile, serving, summary  # noqa: E402
 
 PLAYERS = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
 LONG_READS = ["timeline", "export", "export.csv", "log", "history"]
 BYSTANDER_PAUSE = 0.02
 TIMEOUT = 120
-
-
-class Client:
-    """One kept-alive connection; ``send`` answers (status, milliseconds, body)."""
-
-    def __init__(self, base: str):
-        self.host = urlsplit(base)
-        self.connection = self._connect()
-
-    def _connect(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection(self.host.hostname, self.host.port, timeout=TIMEOUT)
-
-    def send(
-        self, method: str, path: str, body=None, secret: str | None = None, gzip: bool = False
-    ) -> tuple[int, float, bytes]:
-        headers = {"Content-Type": "application/json"} if body is not None else {}
-        if gzip:
-            headers["Accept-Encoding"] = "gzip"
-        if secret:
-            headers["Authorization"] = f"Bearer {secret}"
-        data = json.dumps(body).encode() if body is not None else None
-        start = time.perf_counter()
-        try:
-            self.connection.request(method, path, data, headers)
-            response = self.connection.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException):
-            self.connection.close()
-            self.connection = self._connect()
-            raise
-        return response.status, (time.perf_counter() - start) * 1e3, raw
 
 
 def new_table(client: Client, lives: int = 1) -> dict:
@@ -118,13 +85,13 @@ def bystander(base: str, code: str, seconds: float) -> list[float]:
 
 
 def reader(base: str, code: str, stop: threading.Event, start: int, results: dict, lock, gzip: bool) -> None:
-    client = Client(base)
+    client, accepted = Client(base, TIMEOUT), {"Accept-Encoding": "gzip"} if gzip else {}
     turn = start
     while not stop.is_set():
         kind = LONG_READS[turn % len(LONG_READS)]
         turn += 1
         try:
-            status, ms, raw = client.send("GET", f"/api/tables/{code}/{kind}", gzip=gzip)
+            status, ms, raw = client.send("GET", f"/api/tables/{code}/{kind}", headers=accepted)
         except (OSError, http.client.HTTPException) as error:
             status, ms, raw = type(error).__name__, 0.0, b""
         with lock:
@@ -132,12 +99,6 @@ def reader(base: str, code: str, stop: threading.Event, start: int, results: dic
             if status == 200:
                 results[kind]["ms"].append(ms)
                 results[kind]["bytes"] = len(raw)
-
-
-def load_average() -> str:
-    with contextlib.suppress(OSError):
-        return f"{os.getloadavg()[0]:.2f}"
-    return "?"
 
 
 def run(args, env: dict) -> None:

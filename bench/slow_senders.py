@@ -27,7 +27,6 @@ import argparse
 import collections
 import contextlib
 import json
-import os
 import resource
 import socket
 import sys
@@ -39,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import serving, summary  # noqa: E402
+from common import load_average, serving, summary  # noqa: E402
 
 BYSTANDER_PAUSE = 0.05
 BYSTANDER_TIMEOUT = 10.0
@@ -141,12 +140,6 @@ class Senders:
         for sock in self.sockets:
             if sock is not None:
                 sock.close()
-
-
-def load_average() -> str:
-    with contextlib.suppress(OSError):
-        return f"{os.getloadavg()[0]:.2f}"
-    return "?"
 
 
 def main() -> None:

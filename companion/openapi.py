@@ -760,8 +760,8 @@ ERRORS = {
     422: "The engine refuses it, malformed or against the rules (`code` names the rule, e.g. "
     "`morto.dealer_may_speak`), the client id or version is malformed (`bad_field`), or the table holds "
     "its maximum of events (`log_full`, params `max`).",
-    408: "The body did not arrive within `BODY_SECONDS` (10 s) of the request's head (`too_slow`, params "
-    "`seconds`); the connection is closed.",
+    408: "The body did not arrive within `BODY_SECONDS` (10 s) of the request's head, a second on a busy "
+    "server (`too_slow`, params `seconds`); the connection is closed.",
     414: "The URL is over the server's limit (`too_long`, params `max`): answered by the production server "
     "before the request reaches the app.",
     429: "Too many failures or new tables from this address (`too_many_requests`, params `retry_after`), "
