@@ -4,8 +4,10 @@ database, and Debian's Chromium."""
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -14,6 +16,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -29,6 +32,11 @@ CHROMIUM_ARGS = [
 ]
 
 
+# The limits a table's players never meet, raised: a benchmark writes at a machine's speed on purpose
+# (companion/long_reads.py says why a server bounds a table's length and its writes a minute).
+MACHINE_SPEED = {"ARBITRE_TABLE_WRITES_PER_MINUTE": "1000000000", "ARBITRE_EVENTS_PER_TABLE": "1000000000"}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -42,20 +50,24 @@ def serving(
     floor: bool = False,
     instance: str | None = None,
     log_copy: str | None = None,
+    open_files: int | None = None,
 ):
     """``companion serve`` on a free port with its own instance folder (SQLite there, or DATABASE_URL
-    from ``env``); yields (base URL, the server's master process). At the end, the lines of its log
+    from ``env``), a table's limits raised (`MACHINE_SPEED`, unless ``env`` says otherwise); yields
+    (base URL, the server's master process). At the end, the lines of its log
     that say ERROR or Traceback are printed.
 
     ``floor``: start `bench/floor_server.py` instead, the same server plus ``POST /bench/floor`` (a
     bare Flask JSON endpoint on the same app). ``instance``: use this folder (made and filled by the
     caller, e.g. a database built beforehand) instead of a temporary one; the log is written there.
-    ``log_copy``: where to copy the server's whole log at the end."""
+    ``log_copy``: where to copy the server's whole log at the end. ``open_files``: the server's limit
+    on open files (soft and hard: ``serve`` raises the soft one to the hard one), which sets how many
+    connections each of its workers holds."""
     port = free_port()
     with contextlib.ExitStack() as stack:
         if instance is None:
             instance = stack.enter_context(tempfile.TemporaryDirectory())
-        environ = {**os.environ, "ARBITRE_INSTANCE": instance, **(env or {})}
+        environ = {**os.environ, "ARBITRE_INSTANCE": instance, **MACHINE_SPEED, **(env or {})}
         if floor:
             command = [sys.executable, str(ROOT / "bench" / "floor_server.py")]
         else:
@@ -65,7 +77,14 @@ def serving(
             command += ["--workers", str(workers)]
         log_path = Path(instance) / "serve.log"
         log = stack.enter_context(open(log_path, "wb"))  # noqa: SIM115 - closed by the stack
-        process = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
+        limit = (
+            None
+            if open_files is None
+            else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files,) * 2))
+        )
+        process = subprocess.Popen(
+            command, env=environ, stdout=log, stderr=subprocess.STDOUT, preexec_fn=limit
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 60
@@ -131,6 +150,42 @@ def call(base: str, path: str, body=None, secret: str | None = None, method: str
     request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
+
+
+class Client:
+    """One kept-alive connection to the server; ``send`` answers (status, milliseconds, raw body)."""
+
+    def __init__(self, base: str, timeout: float = 120):
+        self.host, self.timeout = urllib.parse.urlsplit(base), timeout
+        self.connection = self._connect()
+
+    def _connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host.hostname, self.host.port, timeout=self.timeout)
+
+    def send(
+        self, method: str, path: str, body=None, secret: str | None = None, headers: dict | None = None
+    ) -> tuple[int, float, bytes]:
+        headers = {**({"Content-Type": "application/json"} if body is not None else {}), **(headers or {})}
+        if secret:
+            headers["Authorization"] = f"Bearer {secret}"
+        data = json.dumps(body).encode() if body is not None else None
+        start = time.perf_counter()
+        try:
+            self.connection.request(method, path, data, headers)
+            response = self.connection.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException):
+            self.connection.close()
+            self.connection = self._connect()
+            raise
+        return response.status, (time.perf_counter() - start) * 1e3, raw
+
+
+def load_average() -> str:
+    """The machine's load average over the last minute (the benchmarks share its two cores)."""
+    with contextlib.suppress(OSError):
+        return f"{os.getloadavg()[0]:.2f}"
+    return "?"
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -61,6 +61,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.common import MACHINE_SPEED  # noqa: E402
 from companion.server import default_workers  # noqa: E402
 from engine import core  # noqa: E402
 from tests.postgres import PostgresCluster, free_port, postgres_bindir  # noqa: E402
@@ -156,7 +157,7 @@ class Server:
     process group is the gunicorn master and all its workers, killed together."""
 
     def __init__(self, env: dict, log: Path, workers: int | None = None):
-        self.env = env
+        self.env = {**MACHINE_SPEED, **env}
         self.log = log
         self.workers = workers
         self.port = steady_port()

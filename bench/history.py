@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import http.client
 import json
 import os
 import statistics
@@ -35,11 +34,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import common  # noqa: E402
 from common import serving  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
@@ -69,7 +68,7 @@ def build(sizes: list[int]) -> dict[int, dict]:
         if not type(dbapi_connection).__module__.startswith("sqlite3"):
             dbapi_connection.commit()
 
-    app = create_app({"RATELIMIT_ENABLED": False})
+    app = create_app({"RATELIMIT_ENABLED": False, "EVENTS_PER_TABLE": None})  # 100,000 events on purpose
     upgrade_database(app)
     tables = {}
     with app.app_context():
@@ -116,29 +115,12 @@ def build(sizes: list[int]) -> dict[int, dict]:
 # --- measuring -----------------------------------------------------------------------------------
 
 
-class Client:
-    """One kept-alive connection; ``send`` answers (status, milliseconds, parsed body)."""
-
-    def __init__(self, base: str):
-        self.host = urlsplit(base)
-        self.connection = http.client.HTTPConnection(self.host.hostname, self.host.port, timeout=120)
+class Client(common.Client):
+    """``send`` answers (status, milliseconds, parsed body, the body's length in bytes)."""
 
     def send(self, method: str, path: str, body=None, secret: str | None = None):
-        headers = {"Content-Type": "application/json"} if body is not None else {}
-        if secret:
-            headers["Authorization"] = f"Bearer {secret}"
-        data = json.dumps(body).encode() if body is not None else None
-        start = time.perf_counter()
-        try:
-            self.connection.request(method, path, data, headers)
-            response = self.connection.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException):
-            self.connection.close()
-            self.connection = http.client.HTTPConnection(self.host.hostname, self.host.port, timeout=120)
-            raise
-        elapsed = (time.perf_counter() - start) * 1e3
-        return response.status, elapsed, json.loads(raw) if raw else None, len(raw)
+        status, ms, raw = super().send(method, path, body, secret)
+        return status, ms, json.loads(raw) if raw else None, len(raw)
 
 
 def measure(base: str, tables: dict[int, dict], repeats: int) -> tuple[dict, dict, list[str]]:

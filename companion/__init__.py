@@ -29,6 +29,18 @@ def create_app(test_config: dict | None = None) -> Flask:
         LIVE_STREAMS_PER_ADDRESS=32,  # open streams from one address (429 beyond)
         LIVE_STREAMS_PER_PROCESS=None,  # the server sets it below its connections, for the referees' taps
         LIVE_RESUME_MAX=100,  # a follower further behind than this gets the current version only
+        # Strangers on the production server (companion/server.py): open connections from one
+        # address (429 beyond), and the seconds a request's body may take to arrive (408 beyond).
+        CONNECTIONS_PER_ADDRESS=256,
+        BODY_SECONDS=10.0,
+        # A table's log: at most this many events (422 log_full), and this many writes a minute
+        # (429 too_many_writes): a whole-log read stays bounded, and a table cannot be grown at
+        # the machine's speed (companion/long_reads.py).
+        EVENTS_PER_TABLE=10_000,
+        TABLE_WRITES_PER_MINUTE=600,
+        # The address phones reach the app by (``https://arbitre.example.org``), for the QR code:
+        # when unset, the request's own (its Host header), and the QR is never cached publicly.
+        PUBLIC_URL=None,
         # Limits per client address (companion/limits.py): failures only, and new tables.
         RATELIMIT_UNKNOWN_TABLE="30/minute",  # 404s on routes that name a table
         RATELIMIT_WRONG_SECRET="30/minute",  # 401/403: missing or wrong referee secrets

@@ -10,8 +10,9 @@ import math
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
-from companion import i18n, store, story
+from companion import i18n, limits, long_reads, store, story
 from companion.errors import Refused
+from companion.pages import view_url
 from companion.qr import svg
 from engine import core
 from engine.messages import worded
@@ -24,10 +25,17 @@ def body() -> dict:
     """The request's JSON object, or a 4xx naming what is wrong with it, checked in this order: its
     size (413), its media type (415), its syntax (400 ``bad_json``: NaN and infinities however
     written included), its nesting (400 ``too_deep``), its text (400 ``bad_json`` for a lone
-    surrogate), then that it is an object. Nothing else reads the body before these checks."""
-    if request.content_length and request.content_length > current_app.config["MAX_CONTENT_LENGTH"]:
-        raise Refused(413, "too_large", max=current_app.config["MAX_CONTENT_LENGTH"])
+    surrogate), then that it is an object. Nothing else reads the body before these checks.
+
+    A body sent without a ``Content-Length`` (chunked) is read up to the limit: werkzeug stops
+    there without a word, so one byte more is asked of the server's stream to tell a body of
+    exactly the limit from a longer one."""
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length and request.content_length > limit:
+        raise Refused(413, "too_large", max=limit)
     raw = request.get_data(cache=True)
+    if request.content_length is None and len(raw) >= limit and request.environ["wsgi.input"].read(1):
+        raise Refused(413, "too_large", max=limit)
     if not raw.strip():
         return {}  # no body at all: an undo, a check without params
     if request.mimetype != "application/json":
@@ -136,13 +144,16 @@ def rematch_table(code: str):
 def post_event(code: str):
     table = referee_table(code)
     data = body()
+    limits.count_write(table.id)
     return _written(store.append_event(table.id, data), 201)
 
 
 @bp.post("/tables/<code>/undo")
 def post_undo(code: str):
     table = referee_table(code)
-    return _written(store.undo(table.id, body()), 200)
+    data = body()
+    limits.count_write(table.id)
+    return _written(store.undo(table.id, data), 200)
 
 
 def _written(answer: store.Answer, status: int) -> Response:
@@ -155,7 +166,7 @@ def get_log(code: str):
     """What a client needs to replay the table itself (the referee's offline engine): setup and
     active events. With ``?since=<version>``, only what a client holding the log of that version
     lacks: it keeps its first ``keep`` events and appends ``events``."""
-    table_or_404(code)
+    found = table_or_404(code)
     since = _count_arg("since", 0, None)
 
     def read(table) -> dict:
@@ -177,20 +188,38 @@ def get_log(code: str):
         answer["events"] = [{"id": e.client_id, "event": e.payload} for e in events]
         return answer
 
-    return jsonify(store.steady(code, read)[1])
+    if since is not None:
+        return jsonify(store.steady(code, read)[1])
+    return long_reads.respond(
+        long_reads.read(found, "log", lambda row: long_reads.encoded(read(row), "events"))
+    )
 
 
 @bp.get("/tables/<code>/history")
 def get_history(code: str):
     """Every event ever accepted, undone ones included, each with ``said``: what it did, in words."""
-    table_or_404(code)
+    found = table_or_404(code)
     limit, before = _count_arg("limit", 1, HISTORY_PAGE_MAX), _count_arg("before", 1, None)
+    if limit is None and before is None:  # the whole history: read in pages, kept per version
+        return long_reads.respond(long_reads.read(found, "history", _whole_history))
     table, (events, more) = store.steady(
         code, lambda table: story.history(table, before, limit or (HISTORY_PAGE_MAX if before else None))
     )
     return jsonify(
         {"code": table.code, "game": table.game, "version": table.version, "events": events, "more": more}
     )
+
+
+def _whole_history(table) -> list:
+    events = story.whole_history(table)
+    answer = {
+        "code": table.code,
+        "game": table.game,
+        "version": table.version,
+        "events": events,
+        "more": False,
+    }
+    return long_reads.encoded(answer, "events")
 
 
 def _count_arg(name: str, low: int, high: int | None) -> int | None:
@@ -206,29 +235,33 @@ def _count_arg(name: str, low: int, high: int | None) -> int | None:
 @bp.get("/tables/<code>/timeline")
 def get_timeline(code: str):
     """Each player's number (lives, adventures completed, points) after each step: the results' chart."""
-    table = table_or_404(code)
-    series = story.timeline(table)
-    return jsonify({"code": table.code, "game": table.game, "version": table.version, **series})
+
+    def build(table) -> list:
+        series = story.timeline(table)
+        answer = {"code": table.code, "game": table.game, "version": table.version, **series}
+        return long_reads.encoded(answer, "points")
+
+    return long_reads.respond(long_reads.read(table_or_404(code), "timeline", build))
 
 
 @bp.get("/tables/<code>/export")
 def export_table(code: str):
     """The table as a JSON file to keep or to import elsewhere (no secret in it)."""
     table = table_or_404(code)
-    response = jsonify(story.export(table))
-    response.headers["Content-Disposition"] = f'attachment; filename="arbitre-{table.code}.json"'
-    return response
+    pieces = long_reads.read(
+        table, "export", lambda row: long_reads.encoded(story.export(row), "events", moment="exported_at")
+    )
+    disposition = {"Content-Disposition": f'attachment; filename="arbitre-{table.code}.json"'}
+    return long_reads.respond(pieces, headers=disposition, moment=story.now())
 
 
 @bp.get("/tables/<code>/export.csv")
 def export_table_csv(code: str):
     """The chart's numbers, one row per step, one column per player."""
-    table = table_or_404(code)
-    return Response(
-        story.export_csv(table, i18n.current()),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="arbitre-{table.code}.csv"'},
-    )
+    table, language = table_or_404(code), i18n.current()
+    pieces = long_reads.read(table, "csv", lambda row: [story.export_csv(row, language).encode()], language)
+    disposition = {"Content-Disposition": f'attachment; filename="arbitre-{table.code}.csv"'}
+    return long_reads.respond(pieces, "text/csv", headers=disposition)
 
 
 @bp.post("/tables/import")
@@ -246,6 +279,13 @@ def run_check(code: str, name: str):
 
 @bp.get("/tables/<code>/qr.svg")
 def table_qr(code: str):
+    """The QR code of the table view's URL. Shared caches may keep it only when that URL is the
+    deployment's own (``PUBLIC_URL``): one taken from the request's ``Host`` is a stranger's word,
+    and a proxy keeping it would show everyone the QR code of the stranger's address."""
     table = table_or_404(code)
-    url = url_for("pages.table_view", code=table.code, _external=True)
-    return Response(svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "public, max-age=3600"})
+    cached = "public" if current_app.config.get("PUBLIC_URL") else "private"
+    return Response(
+        svg(view_url(table.code)),
+        mimetype="image/svg+xml",
+        headers={"Cache-Control": f"{cached}, max-age=3600"},
+    )

@@ -46,6 +46,7 @@ CHANNEL = "arbitre_live"
 EXTENSION = "arbitre.bus"
 BATCH = 500  # messages per NOTIFY statement or datagram: a datagram stays far below the socket's limit
 RECONNECT_SECONDS = 1.0
+FAILURES_LOGGED_EVERY = 60.0  # seconds between two lines about the listening connection failing
 SEND_TIMEOUT_SECONDS = 2.0
 NOTIFY_BYTES = 7999  # PostgreSQL's limit on a notification's payload is 8,000 bytes
 
@@ -178,13 +179,16 @@ class _Transport:
                 log.exception("live bus: could not send %d wake-up(s)", len(batch))
 
     def _listening(self) -> None:
+        logged_at = None  # a database down for an hour is one traceback a minute, not one a second
         while not self.stopping.is_set():
             try:
                 self.listen()
             except Exception:
                 if self.stopping.is_set():
                     return
-                log.exception("live bus: listening failed; again in %.0f s", RECONNECT_SECONDS)
+                if logged_at is None or time.monotonic() - logged_at >= FAILURES_LOGGED_EVERY:
+                    logged_at = time.monotonic()
+                    log.exception("live bus: listening failed; again every %.0f s", RECONNECT_SECONDS)
                 time.sleep(RECONNECT_SECONDS)
 
     def send(self, batch: list[tuple[int, int, str]]) -> None:

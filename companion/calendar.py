@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from flask import Blueprint, Response, url_for
+from flask import Blueprint, Response
 
 from companion.api import table_or_404
 from companion.errors import Refused
+from companion.pages import view_url
 from engine.core import RuleError, isolate
 from engine.existentiel import rendezvous_moment
 
@@ -150,8 +151,7 @@ def rendezvous_ics(code: str):
     start = start_of(table.state.get("rendezvous"))
     if start is None:
         raise Refused(404, "existentiel.no_rendezvous", code=table.code)
-    view_url = url_for("pages.table_view", code=table.code, _external=True)
-    body = ics(table, view_url, start)
+    body = ics(table, view_url(table.code), start)
     return Response(
         body.encode("utf-8"),
         content_type="text/calendar; charset=utf-8",

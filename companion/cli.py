@@ -64,7 +64,19 @@ def main() -> None:
     type=click.IntRange(min=1),
     help="Live streams one address may hold open  [default: LIVE_STREAMS_PER_ADDRESS, 32].",
 )
-def serve(host: str, port: int, workers: int | None, streams_per_address: int | None) -> None:
+@click.option(
+    "--connections-per-address",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Connections one address may hold open  [default: CONNECTIONS_PER_ADDRESS, 256].",
+)
+def serve(
+    host: str,
+    port: int,
+    workers: int | None,
+    streams_per_address: int | None,
+    connections_per_address: int | None,
+) -> None:
     """Create or upgrade the database, then serve the app (gunicorn with gevent workers)."""
     from companion.server import default_workers
 
@@ -87,6 +99,8 @@ def serve(host: str, port: int, workers: int | None, streams_per_address: int | 
     arguments = ["--host", host, "--port", str(port), "--workers", str(workers)]
     if streams_per_address is not None:
         arguments += ["--streams-per-address", str(streams_per_address)]
+    if connections_per_address is not None:
+        arguments += ["--connections-per-address", str(connections_per_address)]
     os.execv(sys.executable, [sys.executable, "-c", SERVER, *arguments])
 
 

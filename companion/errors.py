@@ -6,8 +6,13 @@ What raises what, and the status it gets (decided here, never in the engine):
   404 for a check the URL names that the game does not have;
 - `Refused(status, code, **params)`: what the companion refuses itself (a missing secret, a stale
   version, an unknown table, a full server), with its own status;
-- werkzeug's `HTTPException` (no such route, wrong method, body too large): its status;
+- werkzeug's `HTTPException` (no such route, wrong method, body too large, a body too slow): its status;
+- the database not answering (down, its disk full or read-only, no connection to be had: an
+  ``OperationalError``, a lost connection, the pool's timeout): ``503 unavailable`` with
+  ``Retry-After``, logged in one line once a minute at most (`Outage`), not a traceback per request;
 - anything else is a bug: logged, and answered 500 ``internal``; nothing was committed.
+
+A refusal whose params carry ``retry_after`` (seconds) also says it in a ``Retry-After`` header.
 
 Under ``/api/`` every one of them is ``{"error": {"code", "message", "messages", "params"}}``, built by
 `error_response` alone, plus ``rule`` (``/rules/morto#dead``) when a rule of the game forbids it
@@ -16,16 +21,34 @@ Under ``/api/`` every one of them is ``{"error": {"code", "message", "messages",
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+
 from flask import Flask, Response, current_app, jsonify, render_template, request
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from companion import i18n
 from engine.core import RuleError
-from engine.messages import refusal
+from engine.messages import refusal, text
 
 RULE_STATUS = 422  # both kinds of engine refusal: the request was understood and cannot be applied
 RULE_STATUS_BY_CODE = {"unknown_check": 404}  # a check is a resource in the URL: naming none is "not found"
-HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    408: "too_slow",
+    413: "too_large",
+    414: "too_long",
+    431: "headers_too_large",
+}
+UNAVAILABLE_RETRY_AFTER = 5  # seconds a client is told to wait while the database does not answer
+OUTAGE_LOG_SECONDS = 60  # at most one line per process this often while the database does not answer
+
+log = logging.getLogger(__name__)
 
 
 class Refused(Exception):
@@ -38,9 +61,22 @@ class Refused(Exception):
 
 def error_response(status: int, code: str, params: dict) -> Response:
     """The one shape of every error answer: the code, its sentence in the client's language and in
-    both, and the params the sentences quote; and where the rule behind it is explained, if one is."""
+    both, and the params the sentences quote; and where the rule behind it is explained, if one is.
+    ``params.retry_after`` is also said in ``Retry-After``."""
     response = jsonify({"error": refusal(code, params, i18n.current())})
     response.status_code = status
+    return _retry_after(response, params)
+
+
+def sentences_response(status: int, code: str, params: dict) -> Response:
+    """A page's refusal: both sentences as plain text (``Retry-After`` too, when the params say it)."""
+    body = "".join(text(code, params, language) + "\n" for language in ("fr", "en"))
+    return _retry_after(Response(body, status=status, mimetype="text/plain"), params)
+
+
+def _retry_after(response: Response, params: dict) -> Response:
+    if "retry_after" in params:
+        response.headers["Retry-After"] = str(params["retry_after"])
     return response
 
 
@@ -62,7 +98,11 @@ def http_error(error: HTTPException):
             return render_template("not_found.html"), 404
         return error
     status = error.code or 400
-    params = {"max": current_app.config["MAX_CONTENT_LENGTH"]} if status == 413 else {}
+    params = {}
+    if status == 413:
+        params = {"max": current_app.config["MAX_CONTENT_LENGTH"]}
+    elif status == 408:  # the seconds the body had: fewer than BODY_SECONDS on a busy server
+        params = {"seconds": _whole(getattr(error, "seconds", current_app.config["BODY_SECONDS"]))}
     response = error_response(status, http_code(status), params)
     for name, value in error.get_headers():
         if name.lower() != "content-type":  # e.g. a 405's Allow
@@ -72,6 +112,56 @@ def http_error(error: HTTPException):
 
 def http_code(status: int) -> str:
     return HTTP_CODES.get(status) or ("internal" if status >= 500 else "bad_request")
+
+
+def _whole(number: float) -> float | int:
+    return int(number) if float(number).is_integer() else number
+
+
+class Outage:
+    """This process's record of the database not answering: the first refusal is logged, then one
+    line a minute at most with how many were answered 503 meanwhile, whatever the traffic."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.logged_at: float | None = None
+        self.refused = 0
+
+    def note(self, error: Exception) -> None:
+        now = time.monotonic()
+        with self.lock:
+            self.refused += 1
+            if self.logged_at is not None and now - self.logged_at < OUTAGE_LOG_SECONDS:
+                return
+            refused, self.refused, self.logged_at = self.refused, 0, now
+        cause = str(getattr(error, "orig", None) or error).strip().splitlines()
+        log.error(
+            "database unavailable (%d request(s) answered 503 unavailable since the last line): %s",
+            refused,
+            cause[0] if cause else type(error).__name__,
+        )
+
+
+OUTAGE = Outage()
+
+
+def unavailable(error: Exception) -> bool:
+    """Whether ``error`` says the database is not answering (rather than a bug in a statement): it is
+    down or unreachable, its disk is full or read-only, a lock outlasted its timeout, or the pool
+    had no connection to give."""
+    if isinstance(error, (OperationalError, PoolTimeout)):
+        return True
+    return isinstance(error, DBAPIError) and error.connection_invalidated
+
+
+def database_error(error: Exception):
+    if not unavailable(error):
+        return unexpected(error)
+    OUTAGE.note(error)
+    params = {"retry_after": UNAVAILABLE_RETRY_AFTER}
+    if _is_api():
+        return error_response(503, "unavailable", params)
+    return sentences_response(503, "unavailable", params)
 
 
 def unexpected(error: Exception):
@@ -87,4 +177,6 @@ def register(app: Flask) -> None:
     app.register_error_handler(RuleError, rule_error)
     app.register_error_handler(Refused, refused)
     app.register_error_handler(HTTPException, http_error)
+    app.register_error_handler(DBAPIError, database_error)
+    app.register_error_handler(PoolTimeout, database_error)
     app.register_error_handler(Exception, unexpected)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from flask import Flask, current_app
 from sqlalchemy.exc import DBAPIError
 
-from companion.errors import Refused
+from companion.errors import Refused, unavailable
 from engine.core import RuleError
 
 EXTENSION = "arbitre.group_commit"
@@ -184,7 +184,8 @@ def _written(connection, slot: _Slot) -> None:
 
 
 def _alone(engine, slot: _Slot) -> None:
-    """One job in its own transaction, the table read afresh, careful; a database error is retried."""
+    """One job in its own transaction, the table read afresh, careful; a database error is retried.
+    If the database still does not answer, that error is the job's (`errors.unavailable`: 503)."""
     slot.careful = True
     for tries in range(ATTEMPTS):
         try:
@@ -193,12 +194,13 @@ def _alone(engine, slot: _Slot) -> None:
                 _prepare(connection, slot)
                 _written(connection, slot)
             return
-        except DBAPIError:
+        except DBAPIError as error:
+            last = error
             time.sleep(0.01 * (tries + 1))
         except Exception as error:  # noqa: BLE001 - the caller's to raise
             slot.answer, slot.error = None, error
             return
-    slot.answer, slot.error = None, Refused(503, "busy")
+    slot.answer, slot.error = None, last if unavailable(last) else Refused(503, "busy")
 
 
 def _published(batch: list[_Slot]) -> None:

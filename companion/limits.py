@@ -1,6 +1,7 @@
 """Limits on strangers, per client address, with Flask-Limiter; the counters live in the database.
+And one limit per table, whoever writes: its writes a minute (``count_write``, below).
 
-Three limits (their sizes are app config, ``RATELIMIT_*``):
+Three limits per address (their sizes are app config, ``RATELIMIT_*``):
 
 - **wrong table codes** (``RATELIMIT_UNKNOWN_TABLE``, 30 a minute): a route that names a table
   (``<code>`` in its URL: the API, the stream, the pages) answering that it is not there (the API's
@@ -37,11 +38,19 @@ whatever the request's own transaction does. Checking a limit is one read by pri
 request to a route naming a table makes it (is this address past its wrong codes?), a failure or a
 creation then makes one upsert. ``ARBITRE_RATELIMIT_STORAGE`` (a Flask-Limiter storage
 URI, e.g. ``redis://host:6379``) puts the counters there instead (``RATELIMIT_STORAGE_URI``).
+
+**A table's writes a minute** (``TABLE_WRITES_PER_MINUTE``, 600): every event and undo a referee
+sends with the table's secret counts, and past the limit the write is ``429 too_many_writes`` until
+the minute ends. A table grows as fast as people play, never at a machine's speed (its length is
+bounded too: ``EVENTS_PER_TABLE``, in `companion.store`). Not in the database: a write there would
+double a tap's cost. The counts are fixed windows in this process (`LocalWindows`), or in memory
+the production server's workers share (`companion.server.SharedWindows`).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 from flask import Flask, Response, current_app, request
@@ -53,11 +62,9 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 
-from companion import store
-from companion.api import bearer_secret
-from companion.errors import error_response
+from companion import api, store  # api imports this module too: its names are read at call time
+from companion.errors import Refused, error_response, sentences_response
 from companion.models import db
-from engine.messages import text as sentence
 
 EXTENSION = "arbitre.limiter"
 DATABASE_URI = "arbitre-db://"
@@ -65,6 +72,7 @@ SECRET_FAILURES = (401, 403)
 COUNTED = (*SECRET_FAILURES, 404)  # the failures a counter is hit for, after the answer is made
 RETRY_AFTER = "arbitre.retry_after"  # this request's 429, in its WSGI environ
 SWEEP_EVERY = 200  # hits between two deletions of expired counters (per process)
+WINDOWS = "arbitre.table_writes"  # the app's counts of each table's writes this minute
 
 
 class RateLimit(db.Model):
@@ -183,7 +191,7 @@ def _not_about_codes() -> bool:
     code = (request.view_args or {}).get("code")
     if code is None:
         return True
-    secret = bearer_secret()
+    secret = api.bearer_secret()
     if secret is None:
         return False
     table = store.identity(code)
@@ -230,14 +238,8 @@ def too_many(retry_after: float) -> Response:
     """The 429: the API's error shape (a page gets the sentences as text), and ``Retry-After``."""
     seconds = max(1, math.ceil(retry_after))
     request.environ[RETRY_AFTER] = seconds
-    if request.path.startswith("/api/"):
-        response = error_response(429, "too_many_requests", {"retry_after": seconds})
-    else:
-        params = {"retry_after": seconds}
-        body = "".join(sentence("too_many_requests", params, language) + "\n" for language in ("fr", "en"))
-        response = Response(body, status=429, mimetype="text/plain")
-    response.headers["Retry-After"] = str(seconds)
-    return response
+    respond = error_response if request.path.startswith("/api/") else sentences_response
+    return respond(429, "too_many_requests", {"retry_after": seconds})
 
 
 def rate_limited(error: RateLimitExceeded) -> Response:
@@ -276,6 +278,53 @@ def _after(response: Response) -> Response:
     return response
 
 
+# --- a table's writes per minute ----------------------------------------------------------------
+
+
+class LocalWindows:
+    """Hits per key in the current window of time, in this process; the production server shares
+    its counts between its workers instead (`companion.server.SharedWindows`, the same ``hit``)."""
+
+    KEYS_KEPT = 4096  # past this, keys of past windows are forgotten
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts: dict[str, tuple[int, int]] = {}  # key -> (window, hits in it)
+
+    def hit(self, key: str, cap: int, seconds: float) -> float:
+        """One more hit on ``key`` if the window holds fewer than ``cap``: 0; else the seconds left
+        until the next window, and nothing counted."""
+        now = time.time()
+        window = int(now // seconds)
+        with self.lock:
+            start, hits = self.counts.get(key, (window, 0))
+            if start != window:
+                hits = 0
+            if hits >= cap:
+                return seconds - now % seconds
+            if len(self.counts) >= self.KEYS_KEPT:
+                self.counts = {k: v for k, v in self.counts.items() if v[0] == window}
+            self.counts[key] = (window, hits + 1)
+        return 0.0
+
+
+def install_windows(app: Flask, windows) -> None:
+    """Count the tables' writes in ``windows`` (the server's shared counts) instead of this process's."""
+    app.extensions[WINDOWS] = windows
+
+
+def count_write(table_id: int) -> None:
+    """A referee's write on the table, counted: past ``TABLE_WRITES_PER_MINUTE`` writes in this
+    minute (a fixed window, whatever the address), ``429 too_many_writes`` until the next one. A
+    table grows as fast as people play, never at the speed of a machine."""
+    cap = current_app.config["TABLE_WRITES_PER_MINUTE"]
+    if not cap:
+        return
+    wait = current_app.extensions[WINDOWS].hit(str(table_id), cap, 60)
+    if wait:
+        raise Refused(429, "too_many_writes", max=cap, retry_after=max(1, math.ceil(wait)))
+
+
 # --- installation --------------------------------------------------------------------------------
 
 
@@ -307,4 +356,5 @@ def install(app: Flask) -> Limiter:
     app.extensions[EXTENSION] = extension
     app.register_error_handler(RateLimitExceeded, rate_limited)
     app.after_request(_after)  # registered after Flask-Limiter's own hook, so it runs before it
+    app.extensions[WINDOWS] = LocalWindows()
     return extension

@@ -21,7 +21,8 @@ opened later on a table that has one.
 Refusals: ``429 too_many_streams`` past ``LIVE_STREAMS_PER_ADDRESS`` open streams from one address
 (counted across the server's processes when the production server shares its counts), ``503
 streams_full`` when this process holds ``LIVE_STREAMS_PER_PROCESS`` streams, which keeps room for
-the referees' taps.
+the referees' taps. A stream gives its address's slot back the moment its follower closes it
+(`_watch_hang_up`), not at the next keep-alive write that fails.
 """
 
 from __future__ import annotations
@@ -241,15 +242,21 @@ class Hub:
                 del self.channels[channel.table_id]
 
     def wait(
-        self, channel: Channel, sent: int, timeout: float, told: bytes | None = None
+        self,
+        channel: Channel,
+        sent: int,
+        timeout: float,
+        told: bytes | None = None,
+        gone=lambda: False,
     ) -> tuple[list[tuple[int, bytes]], int]:
         """The frames after ``sent`` once there are some (none after ``timeout``), and the version they
-        bring the follower to; and the rematch's frame, if the follower was not ``told`` it."""
+        bring the follower to; and the rematch's frame, if the follower was not ``told`` it. `Closed`
+        once the process stops or ``gone()`` says the follower left."""
         with channel.changed:
             channel.changed.wait_for(
-                lambda: channel.newest > sent or _untold(channel, told) or self.closing, timeout
+                lambda: channel.newest > sent or _untold(channel, told) or self.closing or gone(), timeout
             )
-            if self.closing:
+            if self.closing or gone():
                 raise Closed
             newest = channel.newest
             rematch = [(newest, channel.rematch)] if _untold(channel, told) else []
@@ -386,19 +393,58 @@ def _events(
     sock,
     told: bytes | None = None,
 ):
-    yield RETRY + b"".join(data for _, data in first)
-    ends = time.monotonic() + lifetime
-    while (left := ends - time.monotonic()) > 0:
+    gone = threading.Event()
+
+    def hung_up() -> None:
+        gone.set()
+        with channel.changed:
+            channel.changed.notify_all()
+
+    stop_watching = _watch_hang_up(sock, hung_up)
+    try:
+        yield RETRY + b"".join(data for _, data in first)
+        ends = time.monotonic() + lifetime
+        while (left := ends - time.monotonic()) > 0:
+            try:
+                frames, sent = live.wait(channel, sent, min(keepalive, left), told, gone.is_set)
+            except Closed:
+                _no_next_request(sock)
+                return
+            told = next((data for _, data in frames if data.startswith(REMATCH_EVENT)), told)
+            if frames:
+                yield b"".join(data for _, data in frames)
+            elif time.monotonic() < ends:
+                yield STILL_HERE
+    finally:
+        stop_watching()
+
+
+def _watch_hang_up(sock, hung_up):
+    """Call ``hung_up()`` as soon as the follower closes its end of the stream (its FIN or a reset),
+    so that the stream ends and frees its address's slot at once, not at the next keep-alive write
+    that fails (15 s later). A greenlet waits for the socket to be readable: a follower sends
+    nothing on a stream, so readable means closed (or, if bytes came, the watch just ends). Only
+    under the production server (a gevent socket); returns what stops the watch."""
+    if sock is None or not getattr(sock, "fileno", None):
+        return lambda: None
+    import gevent
+    from gevent import monkey
+    from gevent.socket import wait_read
+
+    if not monkey.is_module_patched("socket"):
+        return lambda: None
+
+    def watch() -> None:
         try:
-            frames, sent = live.wait(channel, sent, min(keepalive, left), told)
-        except Closed:
-            _no_next_request(sock)
-            return
-        told = next((data for _, data in frames if data.startswith(REMATCH_EVENT)), told)
-        if frames:
-            yield b"".join(data for _, data in frames)
-        elif time.monotonic() < ends:
-            yield STILL_HERE
+            wait_read(sock.fileno())
+            closed = not sock.recv(1, socket.MSG_PEEK)
+        except OSError:
+            closed = True
+        if closed:
+            hung_up()
+
+    watcher = gevent.spawn(watch)
+    return watcher.kill
 
 
 def _no_next_request(sock) -> None:
@@ -410,6 +456,6 @@ def _no_next_request(sock) -> None:
 
 @bp.after_request
 def _retry_after(response):
-    if response.status_code in (429, 503):
+    if response.status_code in (429, 503) and "Retry-After" not in response.headers:
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response

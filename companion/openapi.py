@@ -846,11 +846,21 @@ ERRORS = {
     413: "The body is over 64 KiB (`too_large`, params `max`).",
     415: "A body that is not `application/json` (`unsupported_media_type`).",
     422: "The engine refuses it, malformed or against the rules (`code` names the rule, e.g. "
-    "`morto.dealer_may_speak`), or the client id or version is malformed (`bad_field`).",
-    429: "Too many failures or new tables from this address (`too_many_requests`, params `retry_after`), or "
-    "too many open streams (`too_many_streams`, params `max`).",
-    503: "The server is too busy: the database stayed locked (`busy`; nothing was written), or this process "
-    "holds as many streams as it may (`streams_full`).",
+    "`morto.dealer_may_speak`), the client id or version is malformed (`bad_field`), or the table holds "
+    "its maximum of events (`log_full`, params `max`).",
+    408: "The body did not arrive within `BODY_SECONDS` (10 s) of the request's head, a second on a busy "
+    "server (`too_slow`, params `seconds`); the connection is closed.",
+    414: "The URL is over the server's limit (`too_long`, params `max`): answered by the production server "
+    "before the request reaches the app.",
+    429: "Too many failures or new tables from this address (`too_many_requests`, params `retry_after`), "
+    "too many open streams (`too_many_streams`, params `max`) or connections (`too_many_connections`, params "
+    "`max`) from it, or too many writes on this table this minute (`too_many_writes`, params `max`, "
+    "`retry_after`).",
+    431: "The request's headers are over the server's limits (`headers_too_large`): answered by the "
+    "production server before the request reaches the app.",
+    503: "The database does not answer (`unavailable`, params `retry_after`: down, its disk full or "
+    "read-only), a write kept losing races (`busy`), or this process holds as many streams as it may "
+    "(`streams_full`).",
 }
 RETRY_AFTER = {
     "description": "Seconds to wait before trying again.",
@@ -925,10 +935,13 @@ CHECK = {
 }
 REFEREE = [{"referee": []}]
 NEW_TABLE_HEADERS = {"Location": {"required": True, "schema": STRING, "description": "`/api/tables/<code>`"}}
-# A body is read (413, 415, 400) only by the routes that take one; a route naming a table answers 429
-# past the limit on wrong codes from an address, a write past the limit on wrong secrets.
-WRITE = (400, 401, 403, 404, 409, 413, 415, 422, 429, 503)
-READ = (404, 429)
+# A body is read (413, 415, 400, 408) only by the routes that take one; a route naming a table answers
+# 429 past the limit on wrong codes from an address, a write past the limit on wrong secrets or on the
+# table's writes a minute. Any request may be too long to parse (414, 431), or find the database down (503).
+BODY = (400, 408, 413, 415)
+ANY = (414, 431, 503)
+WRITE = (*BODY, 401, 403, 404, 409, 422, 429, *ANY)
+READ = (404, 429, *ANY)
 
 
 def paths() -> dict:
@@ -954,7 +967,7 @@ def paths() -> dict:
                         ref("NewTableAnswer"),
                         headers=NEW_TABLE_HEADERS,
                     ),
-                    **errors(400, 413, 415, 422, 429, 503),
+                    **errors(*BODY, 422, 429, *ANY),
                 },
             }
         },
@@ -1102,7 +1115,7 @@ def paths() -> dict:
                         ref("NewTableAnswer"),
                         headers=NEW_TABLE_HEADERS,
                     ),
-                    **errors(400, 413, 415, 422, 429, 503),
+                    **errors(*BODY, 422, 429, *ANY),
                 },
             }
         },
@@ -1115,7 +1128,7 @@ def paths() -> dict:
                 "requestBody": json_body(ref("CheckParams"), required=False),
                 "responses": {
                     "200": ok("The check's answer.", ref("CheckAnswer")),
-                    **errors(400, 404, 413, 415, 422, 429),
+                    **errors(*BODY, 404, 422, 429, *ANY),
                 },
             },
         },
@@ -1163,7 +1176,7 @@ def paths() -> dict:
                         ref("StreamEvent"),
                         "text/event-stream",
                     ),
-                    **errors(404, 429, 503),
+                    **errors(*READ),
                 },
             },
         },

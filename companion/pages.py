@@ -30,6 +30,15 @@ class _GameNames(dict):
 GAME_NAMES = _GameNames()  # for other pages (the results page) that name a game
 
 
+def view_url(code: str) -> str:
+    """The table view's full URL, the one its QR code encodes: under ``PUBLIC_URL`` when the
+    deployment names its address, else under the address this request reached (its ``Host``)."""
+    public = current_app.config.get("PUBLIC_URL")
+    if public:
+        return public.rstrip("/") + url_for("pages.table_view", code=code)
+    return url_for("pages.table_view", code=code, _external=True)
+
+
 @bp.app_template_global()
 def game_stylesheets(game: str | None, view: bool = False) -> list[str]:
     """The stylesheets a page of ``game`` adds to app.css (``css/games/<game>.css``, then
@@ -94,7 +103,7 @@ def qr_screen(code: str):
         table=table,
         game_name=game_name(table.game),
         display_code=store.display_code(table.code),
-        view_url=url_for("pages.table_view", code=table.code, _external=True),
+        view_url=view_url(table.code),
     )
 
 

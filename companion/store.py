@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import time
 from collections.abc import Callable
 from datetime import datetime
 
@@ -43,6 +44,10 @@ PRUNE_EVERY = 32  # versions between two prunings of older answers: one extra st
 # Events in effect between two checkpoints of the state (`Event.checkpoint`): an undo replays at most
 # this many; a checkpoint costs one more encoded state on one write in this many.
 CHECKPOINT_EVERY = 100
+# Rows read, or events replayed, between two turns of a server process's other requests, in a read
+# of a whole log (`cooperative`): a few milliseconds each.
+SLICE = 200
+TURN_SECONDS = 0.0001  # the shortest pause that still lets gevent's loop turn once
 # The isolation that makes a transaction's reads one snapshot (SQLite's is its read transaction's).
 SNAPSHOT_READ = {"postgresql": {"isolation_level": "REPEATABLE READ"}}
 # Writes go straight to the tables (SQLAlchemy Core), not through the ORM's unit of work: one
@@ -246,10 +251,28 @@ def steady(code: str, read):
     return table, read(table)
 
 
-def active_events(table: Table) -> list[Event]:
+def cooperative(items, every: int = SLICE):
+    """``items``, one by one, handing the process to its other requests every ``every`` of them: a
+    long read or replay then never holds a server process for more than a few milliseconds."""
+    for count, item in enumerate(items, 1):
+        yield item
+        if count % every == 0:
+            # gevent's under the production server: the event loop turns once, and every request
+            # ready meanwhile (a socket readable, a timer due) runs. A sleep of 0 would only run the
+            # greenlets already ready, and let no socket be read for as long as the read lasts.
+            time.sleep(TURN_SECONDS)
+
+
+def active_events(table) -> list[Row]:
+    """The events in effect (``client_id``, ``payload``), in order, read ``SLICE`` rows at a time."""
     # In version order, which is the log's (an event's version grows with its seq): the partial index's.
-    query = select(Event).where(Event.table_id == table.id, IN_EFFECT).order_by(Event.version)
-    return list(db.session.execute(query).scalars())
+    query = (
+        select(EVENTS.c.client_id, EVENTS.c.payload)
+        .where(EVENTS.c.table_id == table.id, IN_EFFECT)
+        .order_by(EVENTS.c.version)
+        .execution_options(yield_per=SLICE)  # fetched (and decoded) a slice at a time, not all at once
+    )
+    return [row for part in cooperative(db.session.execute(query).partitions(), 1) for row in part]
 
 
 def log_since(table: Table, version: int) -> tuple[int, list[Event]]:
@@ -425,6 +448,7 @@ def append_event(table_id: int, body: dict) -> Answer:
     """Apply one event and return the answer; a retried id gets its first answer, applied once."""
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
+    most = current_app.config["EVENTS_PER_TABLE"]
 
     def earlier(connection, table: Snapshot) -> Answer | None:
         row = connection.execute(EARLIER_EVENT, {"table_id": table.id, "client_id": client_id}).first()
@@ -432,6 +456,8 @@ def append_event(table_id: int, body: dict) -> Answer:
 
     def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
+        if most and table.log_length >= most:
+            raise Refused(422, "log_full", max=most)
         module = core.game(table.game)
         # ``table.state`` was decoded from the row for this write alone (a lost race reads it again),
         # so the event applies to it in place, with no copy: every handler checks before it mutates,

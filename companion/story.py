@@ -77,8 +77,20 @@ def history(table: Table, before: int | None = None, limit: int | None = None) -
     return entries, more
 
 
-def _payloads(table: Table) -> list[dict]:
-    return [e.payload for e in store.active_events(table)]
+def whole_history(table: Table) -> list[dict]:
+    """Every entry of the history, oldest first, read a page of ``store.SLICE`` at a time (seqs run
+    from 1 without a gap): a long log never holds the process for its whole length at once."""
+    pages = range(0, table.log_length, store.SLICE)
+    return [
+        entry
+        for start in store.cooperative(pages, 1)
+        for entry in history(table, start + store.SLICE + 1, store.SLICE)[0]
+    ]
+
+
+def _payloads(table: Table):
+    """The payloads of the events in effect, replayed a slice at a time between others' requests."""
+    return store.cooperative(e.payload for e in store.active_events(table))
 
 
 def timeline(table: Table) -> dict:
@@ -87,8 +99,9 @@ def timeline(table: Table) -> dict:
 
 
 def told(table: Table) -> list[dict]:
-    """The events in effect, in words, in order."""
-    return core.describe(table.game, table.players, table.options, _payloads(table))
+    """The events in effect, in words, in order (`engine.core.describe`, its replay a slice at a time)."""
+    entries = ({"event": payload} for payload in _payloads(table))
+    return core.story(table.game, table.players, table.options, entries)
 
 
 # --- export ---------------------------------------------------------------------------------------
@@ -101,7 +114,7 @@ def export(table: Table) -> dict:
     return {
         "format": EXPORT_FORMAT,
         "format_version": EXPORT_VERSION,
-        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "exported_at": now(),
         "code": table.code,
         "game": table.game,
         "players": table.players,
@@ -116,6 +129,11 @@ def export(table: Table) -> dict:
             "scores": core.game(table.game).score(table.state),
         },
     }
+
+
+def now() -> str:
+    """An export's ``exported_at``: this moment, in UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _cell(value: str) -> str:

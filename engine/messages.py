@@ -119,6 +119,35 @@ COMMON = {
         "Trop de demandes depuis cette adresse : réessayez dans {retry_after} s.",
         "Too many requests from this address: try again in {retry_after} s.",
     ),
+    "too_many_connections": (
+        "Trop de connexions ouvertes depuis cette adresse (au plus {max}) : réessayez dans un instant.",
+        "Too many open connections from this address (at most {max}): try again in a moment.",
+    ),
+    "too_slow": (
+        "La requête est arrivée trop lentement (au plus {seconds} s pour son contenu) : réessayez.",
+        "The request arrived too slowly (at most {seconds} s for its content): try again.",
+    ),
+    "too_long": (
+        "L'URL demandée est trop longue (au plus {max} caractères).",
+        "The requested URL is too long (at most {max} characters).",
+    ),
+    "headers_too_large": (
+        "Les en-têtes de la requête sont trop grands.",
+        "The request's headers are too large.",
+    ),
+    "unavailable": (
+        "La base de données ne répond pas pour l'instant : réessayez dans {retry_after} s.",
+        "The database is not answering right now: try again in {retry_after} s.",
+    ),
+    "log_full": (
+        "Cette table a atteint son maximum de {max} évènements : commencez-en une nouvelle "
+        "(annuler reste possible).",
+        "This table has reached its maximum of {max} events: start a new one (undo still works).",
+    ),
+    "too_many_writes": (
+        "Trop d'écritures sur cette table (au plus {max} par minute) : réessayez dans {retry_after} s.",
+        "Too many writes on this table (at most {max} a minute): try again in {retry_after} s.",
+    ),
     "existentiel.no_rendezvous": (
         "Aucun rendez-vous n'est fixé pour cette table : le maître du jeu le fixe depuis l'arbitrage.",
         "No rendez-vous is set for this table: the game master sets it from the referee page.",

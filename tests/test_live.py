@@ -44,7 +44,7 @@ def companion_command() -> list[str]:
 class Served:
     """``companion serve`` in a subprocess on a free local port, as a person starts it."""
 
-    def __init__(self, env: dict, log: Path, *options: str):
+    def __init__(self, env: dict, log: Path, *options: str, preexec_fn=None):
         self.port = free_port()
         self.log = log
         with open(log, "ab") as out:
@@ -54,6 +54,7 @@ class Served:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
+                preexec_fn=preexec_fn,  # e.g. a lowered file limit
             )
 
     def wait_ready(self) -> None:
@@ -237,8 +238,14 @@ def test_a_resumed_stream_gets_exactly_the_versions_it_missed(servers):
 
 @pytest.fixture
 def capped(tmp_path):
-    """A two-process server on SQLite that lets one address hold 3 streams."""
-    env = dict(os.environ, ARBITRE_INSTANCE=str(tmp_path / "instance"), PYTHONUNBUFFERED="1")
+    """A two-process server on SQLite that lets one address hold 3 streams. An idle stream's keep-alive
+    comment comes after 300 s (15 by default): a stream here ends only when its follower leaves."""
+    env = dict(
+        os.environ,
+        ARBITRE_INSTANCE=str(tmp_path / "instance"),
+        PYTHONUNBUFFERED="1",
+        ARBITRE_LIVE_KEEPALIVE_SECONDS="300",
+    )
     env.pop("DATABASE_URL", None)
     server = Served(env, tmp_path / "serve.log", "--workers", "2", "--streams-per-address", "3")
     try:
@@ -267,6 +274,30 @@ def test_open_streams_are_capped_per_address_across_the_processes(capped):
         assert other.response.status == 200 and other.next()["id"] == "0"
         held.append(other)
     finally:
+        for stream in held:
+            stream.close()
+
+
+def test_a_closed_stream_frees_its_address_slot_at_once(capped):
+    """The server notices a follower's close while the stream waits, not at its next keep-alive
+    write (which would fail 300 s later here): the cap's worth of streams closed, as many open again."""
+    table = Table(capped)
+
+    def follow() -> Stream:
+        # Only the server's own time to hear of the close: a 429 is asked again until then (a socket
+        # timeout's worth at most, far below the 300 s the slot was held before).
+        deadline = time.monotonic() + READ_SECONDS
+        while True:
+            stream = capped.stream(table.code, address="127.0.0.5")
+            if stream.response.status != 429 or time.monotonic() > deadline:
+                assert stream.response.status == 200
+                assert stream.next()["id"] == "0"
+                return stream
+            stream.close()
+            time.sleep(0.05)
+
+    for _ in range(3):  # a phone's page reloaded, again and again
+        held = [follow() for _ in range(3)]
         for stream in held:
             stream.close()
 
