@@ -84,7 +84,8 @@ def whole_history(table: Table) -> list[dict]:
     return [
         entry
         for start in store.cooperative(pages, 1)
-        for entry in history(table, start + store.SLICE + 1, store.SLICE)[0]
+        # The last page may be short: asking it for a whole slice would read the page before it again.
+        for entry in history(table, start + store.SLICE + 1, min(store.SLICE, table.log_length - start))[0]
     ]
 
 

@@ -107,17 +107,17 @@ def test_a_kept_export_is_dated_when_it_is_downloaded(client, make_table, monkey
 def test_the_unpaged_history_read_a_page_at_a_time_is_every_entry_in_order(client, make_table, monkeypatch):
     from companion import store
 
-    monkeypatch.setattr(store, "SLICE", 4)  # pages of 4 entries: 11 entries are 3 pages
+    monkeypatch.setattr(store, "SLICE", 4)  # pages of 4 entries: 10 entries are 3 pages, the last short
     table = make_table(options={"lives": 9})
-    for n in range(8):
+    for n in range(10):
         table.event("touched_early", player=f"p{2 + n % 4}")
     for _ in range(3):
         assert table.undo().status_code == 200
     whole = client.get(f"/api/tables/{table.code}/history").get_json()
     paged = client.get(f"/api/tables/{table.code}/history?limit=500").get_json()
     assert whole == paged and whole["more"] is False
-    assert [entry["seq"] for entry in whole["events"]] == list(range(1, 9))
-    assert [entry["undone"] for entry in whole["events"]] == [False] * 5 + [True] * 3
+    assert [entry["seq"] for entry in whole["events"]] == list(range(1, 11))
+    assert [entry["undone"] for entry in whole["events"]] == [False] * 7 + [True] * 3
 
 
 @pytest.mark.parametrize("path", ["log", "history", "timeline", "export", "export.csv"])

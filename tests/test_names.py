@@ -327,7 +327,10 @@ def test_an_event_with_a_hidden_character_changes_nothing(make_table):
 
 def rewrite(app, code: str, players=None, payloads=None) -> None:
     """Write a table's players and its events as an older version of the app could have stored them
-    (the API now refuses them), with the state replayed from them and the events' words forgotten."""
+    (the API now refuses them), with the state replayed from them and the events' words forgotten.
+    The whole-log answers a process keeps per version are forgotten too: the app never rewrites a
+    version it has written, this does."""
+    from companion import long_reads
     from companion.models import Event, Table, db
 
     with app.app_context():
@@ -345,6 +348,7 @@ def rewrite(app, code: str, players=None, payloads=None) -> None:
         active = [row.payload for row in rows if not row.undone]
         table.state = core.replay(table.game, table.players, table.options, active)
         db.session.commit()
+    app.extensions.pop(long_reads.EXTENSION, None)
 
 
 def test_a_table_stored_with_hidden_characters_and_unknown_fields_still_reads(app, client, make_table):

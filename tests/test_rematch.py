@@ -136,8 +136,10 @@ def test_each_game_declares_its_table_once(module, low, high, usual):
     """The bounds the engine checks at setup are the ones the new-table forms are given."""
     assert core.seats(module.ID) == {"min": low, "max": high, "usual": usual}
     assert low <= usual <= high
-    too_few = [{"name": f"P{i}", "birth_month": 1} for i in range(low - 1)]
-    too_many = [{"name": f"P{i}", "birth_month": 1} for i in range(high + 1)]
+    # A player entry carries only its game's fields (PLAYER_FIELDS): a birth month for Le jeu existentiel.
+    entry = (lambda i: {"name": f"P{i}", "birth_month": 1}) if module is existentiel else (lambda i: f"P{i}")
+    too_few = [entry(i) for i in range(low - 1)]
+    too_many = [entry(i) for i in range(high + 1)]
     for players in (too_few, too_many):
         with pytest.raises(core.RuleError) as refusal:
             core.setup(module.ID, players, {})
