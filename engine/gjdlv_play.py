@@ -742,6 +742,7 @@ def abort(state: dict, event: dict) -> None:
     act = state["play"]["open"][-1]
     owner = _player(state, act["player"])
     _seat(state, owner)["uterus"] = None
+    _emptied(state, owner)
     _seat(state, player)["formol"] += [act["gf"], act["gm"], card]
     player["abortions"] += 1
     state["play"]["open"].append(
@@ -787,6 +788,15 @@ def _restored(state: dict, owner: dict) -> None:
     play = state["play"]
     if owner is _active(state) and play["phase"] in ("ovulation", "action", "ended"):
         play["phase"] = "birth"
+
+
+def _emptied(state: dict, owner: dict) -> None:
+    """An embryo taken from the active player while their phase 0 waits for its birth (a fécondation
+    express aborted): with nothing left to birth or discard, that phase 0 is made at once, as
+    `_start_turn` makes an empty one (and `_restored` waits again if a King gives the embryo back)."""
+    seat = _seat(state, owner)
+    if owner is _active(state) and state["play"]["phase"] == "birth" and not seat["held"]:
+        _after_birth(state)
 
 
 def remove_embryo(state: dict, event: dict) -> None:

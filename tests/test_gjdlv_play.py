@@ -529,6 +529,38 @@ def test_the_fecondation_express_is_born_at_once():
     assert nursery(state, "p1") == [("6H", "4S")] and player(state, "p1")["round_score"] == 5 + 2
 
 
+def express_aborted() -> dict:
+    """3 players, simples: p1 holds back, p3 (just before p1) leaves 6♥, p1 wins it (a fécondation
+    express, at p1's phase 0) and p2 aborts it with the other 4."""
+    return started(
+        3,
+        "simples",
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "5S"),
+        ov("p3", "6H"),
+        hold("p3"),
+        ejac(p1="4S"),
+        abort("p2", "4C"),
+    )
+
+
+def test_a_fecondation_express_aborted_leaves_nothing_for_phase_0_which_is_made_at_once():
+    # Issue 25 item 1: the phase waited for a `birth` with nothing in it, and that empty birth,
+    # once recorded, could not be worded: the table's history answered 422 from then on.
+    state = express_aborted()
+    assert uterus(state, "p1") is None and seat(state, "p1")["held"] is False
+    assert (play(state)["phase"], play(state)["active"]) == ("ovulation", "p1")
+    refused(state, birth("p1"), "gjdlv.play.expect.ovulation")
+    # The abortion's chain stays open to the King (none in simples) until p1 ovulates.
+    assert [a["act"] for a in play(state)["open"]] == ["fecundation", "abortion"]
+    assert view(state)["actions"] == [{"type": "ovulate", "player": "p1"}]
+    state = go(state, ov("p1", "7H"))
+    assert play(state)["phase"] == "action" and nursery(state, "p1") == []
+    assert player(state, "p2")["round_score"] == 3
+
+
 def test_menstruation_sends_the_left_gf_to_the_diva_cup():
     state = started(3, "simples", ov("p1", "6H"), hold("p1"))
     assert play(state)["diva_cup"] == ["6H"] and play(state)["gf"] is None
@@ -637,7 +669,9 @@ def test_a_king_gives_back_the_embryo_before_its_owners_phase_0():
         ejac(p1="4S"),
         abort("p2", "4C"),
     )
-    assert (play(state)["phase"], uterus(state, "p1")) == ("birth", None)
+    # Nothing left to birth: p1's phase 0 is made at once (issue 25); the King gives the embryo back
+    # to that moment, and the phase 0 waits for its birth again.
+    assert (play(state)["phase"], uterus(state, "p1")) == ("ovulation", None)
     state = go(state, cancel("p3", "KC"))
     assert play(state)["phase"] == "birth" and uterus(state, "p1") == ("6H", "4S")
     assert nursery(go(state, birth("p1")), "p1") == [("6H", "4S")]
