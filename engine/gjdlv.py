@@ -555,12 +555,20 @@ def notes(state: dict) -> list[Note]:
         found.append(Note("gjdlv.note_player_count", {"count": count}))
     if state["take"] is not None:
         owner = next(p for p in state["players"] if p["id"] == state["take"]["player"])
-        takes = any(allowed(check_steal_newborn, state, owner, victim) for victim in state["players"])
-        code = "gjdlv.take" if takes else "gjdlv.take_nothing"
+        code = "gjdlv.take" if _take_open(state) else "gjdlv.take_nothing"
         found.append(Note(code, {"player": owner["id"], "name": owner["name"]}))
     if state.get("play"):
         found += [Note(code, params) for code, params in gjdlv_play.notes(state)]
     return found
+
+
+def _take_open(state: dict) -> bool:
+    """Whether a Queen newborn's take may be recorded now: one is pending and an opponent holds a
+    newborn (else it is lost, and only the note says so)."""
+    if state["take"] is None:
+        return False
+    owner = next(p for p in state["players"] if p["id"] == state["take"]["player"])
+    return any(allowed(check_steal_newborn, state, owner, victim) for victim in state["players"])
 
 
 def _running(scores: list[int]) -> list[int]:
@@ -640,7 +648,7 @@ def view(state: dict) -> dict:
         "mode": state.get("mode", SHEET),
         "first_player": state["players"][state["first_seat"]]["id"],
         "play": gjdlv_play.view(state) if state.get("play") else None,
-        "take": dict(state["take"]) if state["take"] else None,
+        "take": dict(state["take"]) if _take_open(state) else None,
         "deck": deck(state["rules"]),
         "royal_points": dict(ROYAL_POINTS) if state["rules"] == ABONDANTES else {},
         "per_abortion": POINTS_PER_ABORTION,

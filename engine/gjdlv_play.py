@@ -534,8 +534,15 @@ def _play_card(state: dict, player: dict) -> None:
     """A GM leaves ``player``'s hand; the very last one announces the last lap."""
     seat = _seat(state, player)
     seat["hand"] -= 1
-    if not seat["hand"] and state["play"]["last_lap"] is None:
-        state["play"]["last_lap"] = player["id"]
+    play = state["play"]
+    if not seat["hand"] and play["last_lap"] is None:
+        play["last_lap"] = player["id"]
+        if player is _active(state) and play["phase"] == "ovulation":
+            # An answer to the act just before the announcer's turn, whose phase 0 was made at once
+            # (nothing in it) when that act ended the turn before: the answer belongs to the act's
+            # moment, so that phase 0 is the first after the announcement, and it ends the round
+            # (RULES.md §2 Decision), as a phase 0 with an embryo to birth would.
+            play["phase"] = "ended"
 
 
 def _start_turn(state: dict, seat_index: int) -> None:
@@ -943,7 +950,7 @@ def view(state: dict) -> dict:
         "diva_cup": list(play["diva_cup"]),
         "open": [dict(act) for act in play["open"]],
         "last_lap": play["last_lap"],
-        "removal": dict(play["removal"]) if play["removal"] else None,
+        "removal": dict(play["removal"]) if _removal_open(state) else None,
         "deal": {"per_player": per, "mouchoir": left},
         "unseen": free,
         "hidden": sum(seat["hand"] + seat["held"] for seat in play["seats"]),
@@ -985,7 +992,16 @@ def notes(state: dict) -> list[tuple[str, dict]]:
         found.append(("gjdlv.play.last_lap", {"player": announcer["id"], "name": announcer["name"]}))
     if play["removal"]:
         owner = _player(state, play["removal"]["player"])
-        removes = any(allowed(check_removal, state, owner, victim) for victim in state["players"])
-        code = "gjdlv.play.removal" if removes else "gjdlv.play.removal_nothing"
+        code = "gjdlv.play.removal" if _removal_open(state) else "gjdlv.play.removal_nothing"
         found.append((code, {"player": owner["id"], "name": owner["name"]}))
     return found
+
+
+def _removal_open(state: dict) -> bool:
+    """Whether a Jack newborn's removal may be recorded now: one is pending and an opponent has an
+    embryo to remove (else it is lost, and only the note says so)."""
+    removal = state["play"]["removal"]
+    if removal is None:
+        return False
+    owner = _player(state, removal["player"])
+    return any(allowed(check_removal, state, owner, victim) for victim in state["players"])

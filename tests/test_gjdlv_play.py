@@ -703,6 +703,38 @@ def test_a_queen_newborn_takes_an_opponents_most_recent_newborn_right_away():
     assert player(state, "p2")["round_score"] == 0 + 10
 
 
+def test_a_queen_newborn_takes_the_newborn_on_top_of_the_opponents_nursery_even_one_itself_taken():
+    # Issue 25 item 4 (RULES.md §2 Decision): the nursery is a pile. p2's Queen takes p1's newborn,
+    # which lands on top of p2's nursery; p1's Queen, born later, takes that one from p2, not p2's
+    # own Queen born before it.
+    state = started(
+        3,
+        "abondantes",
+        ov("p1", "4H"),
+        fec("p1", "9C"),
+        ov("p2", "QH"),
+        fec("p2", "2S"),
+        ov("p3", "5H"),
+        fec("p3", "AS"),
+        birth("p1"),
+        ov("p1", "QD"),
+        fec("p1", "3S"),
+        birth("p2"),
+        steal("p2", "p1"),
+        ov("p2", "6H"),
+        fec("p2", "7S"),
+        birth("p3"),
+        ov("p3", "7H"),
+        fec("p3", "8S"),
+        birth("p1"),
+    )
+    assert nursery(state, "p2") == [("QH", "2S"), ("4H", "9C")] and nursery(state, "p3") == [("5H", "AS")]
+    assert view(state)["take"] == {"player": "p1"}
+    state = go(state, steal("p1", "p2"))
+    assert nursery(state, "p1") == [("QD", "3S"), ("4H", "9C")] and nursery(state, "p2") == [("QH", "2S")]
+    assert player(state, "p1")["round_score"] == 0 + 10 and player(state, "p2")["round_score"] == 0
+
+
 def test_a_queens_take_is_only_the_very_next_event():
     state = started(
         3,
@@ -735,8 +767,10 @@ def test_a_queen_with_no_opponent_newborn_takes_nothing():
         fec("p3", "AS"),
         birth("p1"),
     )
-    assert view(first)["take"] == {"player": "p1"}
+    # Nothing may be recorded for it (issue 25 item 5): `take` is null, the note says it is lost.
+    assert view(first)["take"] is None
     assert {"code": "gjdlv.take_nothing", "params": {"player": "p1", "name": "Ada"}} in view(first)["notes"]
+    assert not [a for a in view(first)["actions"] if a["type"] == "steal_newborn"]
     refused(first, steal("p1", "p2"), "gjdlv.nothing_to_steal")
 
 
@@ -798,9 +832,11 @@ def test_a_jack_with_no_opponent_embryo_removes_nothing():
         ejac(),
         birth("p1"),
     )
-    assert play(state)["removal"] == {"player": "p1"}
+    # Nothing may be recorded for it (issue 25 item 5): `removal` is null, the note says it is lost.
+    assert play(state)["removal"] is None
     note = {"code": "gjdlv.play.removal_nothing", "params": {"player": "p1", "name": "Ada"}}
     assert note in view(state)["notes"]
+    assert not [a for a in view(state)["actions"] if a["type"] == "remove_embryo"]
     refused(state, remove("p1", "p2"), "gjdlv.play.no_embryo")
 
 
@@ -951,6 +987,112 @@ def test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term():
     assert uterus(state, "p1") == ("7H", "7S") and nursery(state, "p1") == []
     scores = {p["id"]: p["round_score"] for p in view(state)["players"]}
     assert scores == {"p1": 0, "p2": 3 + 3 + 5, "p3": 0, "p4": 0, "p5": 0, "p6": 0}
+
+
+@pytest.mark.parametrize("with_embryo", [False, True])
+def test_an_answer_with_the_last_card_just_before_the_announcers_turn_ends_the_round_at_that_phase_0(
+    with_embryo,
+):
+    # Issue 25 item 2 (RULES.md §2 Decision): "that player's next phase 0" is the first one after the
+    # announcement, whatever it holds. 6 players, 3 GM each: p2 aborts p1's fecundation with their
+    # last card, just before their own turn. With an embryo (2♥ × 2♠) p2's phase 0 births it and
+    # ends the round; with none (p3 aborted it), the phase 0 made at once ends it just the same.
+    events = [
+        ov("p1", "AH"),
+        fec("p1", "AS"),
+        abort("p2", "AC"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        *([] if with_embryo else [abort("p3", "2C")]),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        ov("p4", "4H"),
+        fec("p4", "4S"),
+        ov("p5", "5H"),
+        fec("p5", "5S"),
+        ov("p6", "6H"),
+        fec("p6", "6S"),
+        ov("p1", "7H"),
+        fec("p1", "7S"),
+        abort("p2", "7C"),
+    ]
+    state = started(6, "simples", *events)
+    assert play(state)["last_lap"] == "p2" and play(state)["active"] == "p2"
+    if with_embryo:
+        assert play(state)["phase"] == "birth"
+        assert [a for a in view(state)["actions"] if a["type"] == "ovulate"] == []
+        state = go(state, birth("p2"))
+    assert play(state)["phase"] == "ended"
+    assert view(state)["actions"] == [{"type": "close_round"}]
+    refused(state, ov("p2", "8H"), "gjdlv.play.expect.ended")
+    assert nursery(state, "p2") == ([("2H", "2S")] if with_embryo else [])
+    assert all(seat(state, p)["uterus"]["comes_to_term"] is False for p in ("p3", "p4", "p5", "p6"))
+    scores = {p["id"]: p["round_score"] for p in view(state)["players"]}
+    expected = {"p1": 0, "p2": 3 + 3, "p3": 3, "p4": 0, "p5": 0, "p6": 0}
+    if with_embryo:
+        expected.update(p2=3 + 3 + 5, p3=0)
+    assert scores == expected
+
+
+def test_the_announcers_fecondation_express_aborted_ends_the_round_at_once():
+    # 6 players, 3 GM each: p2 holds a GM back, then announces with an abortion (their last card in
+    # hand); a lap later p1, just before p2, leaves 8♥ and p2 wins it with the GM held back (a
+    # fécondation express, at p2's phase 0); p3 aborts it: that phase 0 has nothing left, and it
+    # ends the round.
+    state = started(
+        6,
+        "simples",
+        ov("p1", "AH"),
+        fec("p1", "AS"),
+        abort("p2", "AC"),
+        ov("p2", "2H"),
+        hold("p2"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p2", "3C"),  # p2's last card (one is held back): the last lap
+        ov("p4", "4H"),
+        fec("p4", "4S"),
+        ov("p5", "5H"),
+        fec("p5", "5S"),
+        ov("p6", "6H"),
+        fec("p6", "6S"),
+        ov("p1", "8H"),
+        hold("p1"),
+        ejac(p2="7S"),
+    )
+    assert (play(state)["phase"], play(state)["active"], uterus(state, "p2")) == ("birth", "p2", ("8H", "7S"))
+    assert seat(state, "p2")["uterus"]["comes_to_term"] is True
+    state = go(state, abort("p3", "7C"))
+    assert play(state)["phase"] == "ended" and nursery(state, "p2") == []
+    assert {"type": "close_round"} in view(state)["actions"]
+
+
+def test_the_announcers_embryo_won_with_a_gm_held_back_before_the_announcement_is_born_at_the_final_phase_0():
+    # Issue 25 item 3 (RULES.md §2 Decision). 6 players, 3 GM each: p1 holds a GM back, then plays
+    # their last card aborting p3's fecundation (the last lap); p4 leaves 4♥ and p1 wins it with the
+    # GM held back. Not next, p1 waits: the fecundations of p5 and p6 never come to term, p1's is
+    # born at p1's phase 0, which ends the round.
+    state = started(
+        6,
+        "simples",
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        abort("p1", "2C"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p1", "3C"),
+    )
+    assert play(state)["last_lap"] == "p1" and seat(state, "p1")["held"] is True
+    state = go(state, ov("p4", "4H"), hold("p4"), ejac(p1="5S"))
+    assert uterus(state, "p1") == ("4H", "5S") and seat(state, "p1")["uterus"]["comes_to_term"] is True
+    state = go(state, ov("p5", "5H"), fec("p5", "6S"), ov("p6", "6H"), fec("p6", "7S"))
+    assert seat(state, "p5")["uterus"]["comes_to_term"] is False
+    assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
+    state = go(state, birth("p1"))
+    assert play(state)["phase"] == "ended" and nursery(state, "p1") == [("4H", "5S")]
+    assert player(state, "p1")["round_score"] == 3 + 3 + 5 + 1
 
 
 def test_the_announcers_last_card_held_back_then_ejaculated_is_born_at_the_final_phase_0():
