@@ -449,6 +449,7 @@ def steal_newborn(state: dict, event: dict) -> None:
 def close_round(state: dict, event: dict) -> None:
     if tracked(state):
         gjdlv_play.check_close(state)
+        gjdlv_play.make_phase_0(state)  # the announcer's last phase 0, when closing is recorded in its place
     for player in state["players"]:
         player["round_scores"].append(round_score(player))
         player["abortions"] = 0
@@ -895,6 +896,19 @@ MESSAGES.update(
             "{name} discards {held} from their urethra to the Mouchoir",
         ),
         "gjdlv.story.ovulate": ("{name} ovule {gf}", "{name} ovulates {gf}"),
+        # A phase 0 with nothing to choose, made by the next step recorded in its place.
+        "gjdlv.story.birth_ovulate": (
+            "{name} met au monde {born_gf} × {born_gm}, puis ovule {gf}",
+            "{name} gives birth to {born_gf} × {born_gm}, then ovulates {gf}",
+        ),
+        "gjdlv.story.birth_late_ovulate": (
+            "{name} perd son embryon {born_gf} × {born_gm}, commencé au dernier tour, puis ovule {gf}",
+            "{name} loses their embryo {born_gf} × {born_gm}, begun in the last lap, then ovulates {gf}",
+        ),
+        "gjdlv.story.birth_close_round": (
+            "{name} met au monde {born_gf} × {born_gm}\u00a0; manche {round} sur {rounds} close",
+            "{name} gives birth to {born_gf} × {born_gm}; round {round} of {rounds} closed",
+        ),
         "gjdlv.story.fecundate": ("{name} féconde {gf} avec {gm}", "{name} fecundates {gf} with {gm}"),
         "gjdlv.story.surrogate": (
             "{name} mère-porte l'embryon {gf} × {replaced} de {victim} avec {gm}",
@@ -966,7 +980,11 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
     kind = event.get("type")
     rules = state["rules"]
     if kind == "close_round":
-        return "gjdlv.story.close_round", {"round": state["round"], "rounds": state["rounds"]}
+        closed = {"round": state["round"], "rounds": state["rounds"]}
+        born = _phase_0_in_place(state)
+        if born and born[0] == "gjdlv.story.birth_close_round":
+            return born[0], {**born[1], **closed}
+        return "gjdlv.story.close_round", closed
     if kind == "deal":
         return _describe_deal(state, event)
     if kind == "ejaculate":
@@ -999,7 +1017,11 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
     if kind == "birth":
         return _describe_birth(state, player, event, who)
     if kind == "ovulate":
-        return "gjdlv.story.ovulate", {**who, "gf": face(read_gf(rules, event, "gf"))}
+        ovulated = {**who, "gf": face(read_gf(rules, event, "gf"))}
+        born = _phase_0_in_place(state)
+        if born:
+            return born[0], {**born[1], **ovulated}
+        return "gjdlv.story.ovulate", ovulated
     if kind == "fecundate":
         gm = face(read_gm(rules, event, "gm"))
         return "gjdlv.story.fecundate", {**who, "gf": face(play["gf"]), "gm": gm}
@@ -1048,6 +1070,30 @@ def _describe_birth(state: dict, player: dict, event: dict, who: dict) -> tuple[
     # holds one only by ejaculating it: the two never meet here, one is born or the other discarded.
     code = "gjdlv.story.birth_late" if embryo["gm"] in play["late"] else "gjdlv.story.birth"
     return code, {**who, **_pair(embryo)}
+
+
+def _phase_0_in_place(state: dict) -> tuple[str, dict] | None:
+    """The words of the active player's waiting phase 0 made by the step recorded in its place
+    (`gjdlv_play.make_phase_0`): ``birth_*`` codes and the newborn's cards, None if nothing waits
+    or nothing is in it. The announcer's embryo, the only one at a phase 0 that ends the round, is
+    never late."""
+    play = state.get("play")
+    if not play or play["phase"] != "birth":
+        return None
+    embryo = play["seats"][play["active"]]["uterus"]
+    if embryo is None:
+        return None
+    active = state["players"][play["active"]]
+    born = {
+        "player": active["id"],
+        "name": active["name"],
+        "born_gf": face(embryo["gf"]),
+        "born_gm": face(embryo["gm"]),
+    }
+    if play["last_lap"] == active["id"]:
+        return "gjdlv.story.birth_close_round", born
+    late = embryo["gm"] in play["late"]
+    return ("gjdlv.story.birth_late_ovulate" if late else "gjdlv.story.birth_ovulate"), born
 
 
 def _describe_contest(state: dict, event: dict) -> tuple[str, dict]:

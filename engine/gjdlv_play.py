@@ -39,7 +39,11 @@ Decisions where the text is silent (RULES.md decides the rest):
 The Ovulation pile never runs out: it holds as many GF as the deck has GM (20, or 26 with the faces),
 every turn of a player holding a GM plays one, and the first player to play their last GM starts the
 last lap, which ends within a lap: a round has no more turns than GM dealt, nor than GF.
-- Phase 0 with nothing to birth or discard is made at once, without an event.
+- Phase 0 with nothing to birth or discard is made at once, without an event. One with nothing to
+  choose (an embryo to birth, no GM held back to name, no Queen or Jack whose take or removal
+  follows) waits, so that the answers to the act before it still come first, but the turn's next
+  step may be recorded in its place and makes it first (`phase_0_forced`): a step with nothing to
+  choose costs the referee no tap, and a `birth` stays accepted there.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ from engine.gjdlv_cards import (
 )
 
 PHASES = ("deal", "birth", "ovulation", "action", "ejaculation", "ended")
+ROYAL_EFFECTS = (
+    "Q",
+    "J",
+)  # the royal newborns whose birth opens a play: the Queen's take, the Jack's removal
 
 MESSAGES = {
     # What the table expects now: the step shown to everyone, and why another step is refused.
@@ -329,16 +337,19 @@ def _seat(state: dict, player: dict) -> dict:
     return state["play"]["seats"][state["players"].index(player)]
 
 
-def check_phase(state: dict, phase: str) -> None:
-    """The round is at ``phase``; else the refusal says what the table expects now."""
+def check_phase(state: dict, phase: str, *, through_phase_0: bool = False) -> None:
+    """The round is at ``phase``; else the refusal says what the table expects now. With
+    ``through_phase_0``, a phase 0 that waits with nothing to choose counts as the phase it leads to
+    (`phase_0_forced`: the step recorded in its place makes it first)."""
     play = state["play"]
-    if play["phase"] != phase:
+    current = _after_phase_0(state) if through_phase_0 and phase_0_forced(state) else play["phase"]
+    if current != phase:
         raise IllegalEvent(f"gjdlv.play.expect.{play['phase']}", name=_active(state)["name"], gf=play["gf"])
 
 
-def check_turn(state: dict, player: dict, phase: str) -> None:
-    """``player`` is the active player and the turn is at ``phase``."""
-    check_phase(state, phase)
+def check_turn(state: dict, player: dict, phase: str, *, through_phase_0: bool = False) -> None:
+    """``player`` is the active player and the turn is at ``phase`` (see `check_phase`)."""
+    check_phase(state, phase, through_phase_0=through_phase_0)
     active = _active(state)
     if player is not active:
         raise IllegalEvent("gjdlv.play.not_your_turn", name=player["name"], active=active["name"])
@@ -375,7 +386,7 @@ def check_birth(state: dict, player: dict, held: str | None) -> None:
 
 
 def check_ovulate(state: dict, player: dict, gf: str) -> None:
-    check_turn(state, player, "ovulation")
+    check_turn(state, player, "ovulation", through_phase_0=True)
     check_unseen(state, gf)
 
 
@@ -516,7 +527,8 @@ def check_removal(state: dict, player: dict, victim: dict) -> None:
 
 
 def check_close(state: dict) -> None:
-    if state["play"]["phase"] != "ended":
+    play = state["play"]
+    if (_after_phase_0(state) if phase_0_forced(state) else play["phase"]) != "ended":
         raise IllegalEvent("gjdlv.play.round_goes_on")
 
 
@@ -558,11 +570,36 @@ def _start_turn(state: dict, seat_index: int) -> None:
 
 
 def _after_birth(state: dict) -> None:
+    state["play"]["phase"] = _after_phase_0(state)
+
+
+def _after_phase_0(state: dict) -> str:
+    """The phase the active player's phase 0 leads to: the ovulation, or the round's end for the
+    announcer's phase 0 after the last card."""
+    return "ended" if state["play"]["last_lap"] == _active(state)["id"] else "ovulation"
+
+
+def phase_0_forced(state: dict) -> bool:
+    """Whether the active player's phase 0 waits with nothing to choose: no GM held back to name, and
+    no Queen or Jack coming to term (its take or removal is played right after its birth, or said
+    lost). The turn's next step (`ovulate`, or `close_round` when that phase 0 ends the round) may
+    then be recorded in its place, and makes it first: a step with nothing to choose costs the
+    referee no tap, and the phase 0 still comes after the answers to the act before it. A `birth`
+    stays accepted there, for the clients that send it."""
     play = state["play"]
-    if play["last_lap"] == _active(state)["id"]:
-        play["phase"] = "ended"  # the announcer's phase 0 after the last card ends the round
-    else:
-        play["phase"] = "ovulation"
+    if play["phase"] != "birth":
+        return False
+    seat = play["seats"][play["active"]]
+    embryo = seat["uterus"]
+    royal = bool(embryo) and embryo["gm"] not in play["late"] and rank_of(embryo["gf"]) in ROYAL_EFFECTS
+    return not seat["held"] and not royal
+
+
+def make_phase_0(state: dict) -> None:
+    """The active player's phase 0, if it waits (with nothing to choose: `phase_0_forced`), made by
+    the step recorded in its place."""
+    if state["play"]["phase"] == "birth":
+        _phase_0(state, _active(state), None)
 
 
 def _next_turn(state: dict) -> None:
@@ -617,6 +654,12 @@ def birth(state: dict, event: dict) -> None:
     held = read_gm(state["rules"], event, "held") if event.get("held") is not None else None
     check_birth(state, player, held)
     _step(state)
+    _phase_0(state, player, held)
+
+
+def _phase_0(state: dict, player: dict, held: str | None) -> None:
+    """``player``'s phase 0: their embryo born (or, begun in the last lap by another than the
+    announcer, gone), the GM held back in their urethra face up to the Mouchoir."""
     seat = _seat(state, player)
     embryo = seat["uterus"]
     if embryo and embryo["gm"] in state["play"]["late"]:
@@ -643,6 +686,7 @@ def ovulate(state: dict, event: dict) -> None:
     gf = read_gf(state["rules"], event, "gf")
     check_ovulate(state, player, gf)
     _step(state)
+    make_phase_0(state)
     play = state["play"]
     play["gf"] = gf
     play["ovulation"] -= 1
@@ -875,6 +919,11 @@ def choices(state: dict) -> list[dict]:
             offer({"type": "birth", "player": active["id"]}, "held", free["gm"])
         else:
             offer({"type": "birth", "player": active["id"]}, None, None)
+        if phase_0_forced(state):  # the next step, recorded in its place, makes it first
+            if _after_phase_0(state) == "ovulation":
+                offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
+            else:
+                offer({"type": "close_round"}, None, None)
     elif phase == "ovulation":
         offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
     elif phase == "action":

@@ -290,13 +290,14 @@ def test_phase_0_births_the_embryo_into_the_nursery():
     )
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     # Phase 0 is p1's; p3's fecundation may still be answered (by the other 2, in p1's or p2's hand).
+    # With nothing to choose in it, p1's ovulation may also be recorded in its place (issue 29).
     assert view(state)["actions"] == [
         {"type": "birth", "player": "p1"},
+        {"type": "ovulate", "player": "p1"},
         {"type": "abort", "player": "p1"},
         {"type": "abort", "player": "p2"},
     ]
     assert seat(state, "p1")["uterus"]["comes_to_term"] is True
-    refused(state, ov("p1", "9H"), "gjdlv.play.expect.birth")
     refused(state, birth("p2"), "gjdlv.play.not_your_turn")
     refused(state, birth("p1", "5S"), "gjdlv.play.nothing_held")
     state = go(state, birth("p1"))
@@ -339,6 +340,131 @@ def test_phase_0_births_and_discards_at_once():
     assert play(state)["diva_cup"] == ["6H", "7H", "8H"]
     state = go(state, birth("p1", "5S"))
     assert "5S" in play(state)["mouchoir"]
+
+
+# --- a phase 0 with nothing to choose: made by the step recorded in its place (issue 29) ----------
+
+
+def waiting_birth() -> dict:
+    """3 players, simples: p1's phase 0 waits for 6♥ × 4♠, while p3's fecundation may be answered."""
+    return started(
+        3,
+        "simples",
+        ov("p1", "6H"),
+        fec("p1", "4S"),
+        ov("p2", "7H"),
+        fec("p2", "AS"),
+        ov("p3", "8H"),
+        fec("p3", "2S"),
+    )
+
+
+def test_the_ovulation_recorded_in_place_of_a_phase_0_with_nothing_to_choose_makes_it_first():
+    state = waiting_birth()
+    assert gjdlv_play.phase_0_forced(state)
+    assert choice(state, {"type": "ovulate", "player": "p1"}) == play(state)["unseen"]["gf"]
+    # One event instead of two, the same state: the embryo born, then 9♥ revealed.
+    assert go(state, ov("p1", "9H")) == go(state, birth("p1"), ov("p1", "9H"))
+    assert nursery(go(state, ov("p1", "9H")), "p1") == [("6H", "4S")]
+    # The answers to p3's act still come first: they belong to its moment, before p1's phase 0.
+    aborted = go(state, abort("p2", "2C"))
+    assert go(aborted, ov("p1", "9H")) == go(aborted, birth("p1"), ov("p1", "9H"))
+    refused(state, ov("p2", "9H"), "gjdlv.play.not_your_turn")
+    refused(state, ov("p1", "6H"), "gjdlv.play.seen.uterus")  # the embryo's GF, born on the way
+    refused(state, fec("p1", "5S"), "gjdlv.play.expect.birth")  # only the next step, not beyond it
+    refused(state, CLOSE, "gjdlv.play.round_goes_on")
+
+
+def test_a_phase_0_with_a_gm_held_back_waits_for_its_own_event():
+    # p1 holds back and p2, p3 fecundate: p1's phase 0 must name the held GM going to the Mouchoir.
+    state = started(3, "simples", ov("p1", "6H"), hold("p1"), ov("p2", "7H"), fec("p2", "AS"), ov("p3", "8H"))
+    state = go(state, fec("p3", "2S"))
+    assert not gjdlv_play.phase_0_forced(state)
+    assert [a["type"] for a in view(state)["actions"] if a["player"] == "p1"] == ["birth", "abort"]
+    refused(state, ov("p1", "9H"), "gjdlv.play.expect.birth")
+
+
+def test_a_queen_or_jack_coming_to_term_waits_for_its_own_birth():
+    # Its birth opens the take or the removal (the very next event), or the note that it is lost.
+    jack = started(
+        3, "abondantes", ov("p1", "JH"), fec("p1", "2S"), ov("p2", "4H"), fec("p2", "9C"), ov("p3", "5H")
+    )
+    jack = go(jack, fec("p3", "AS"))
+    queen = started(
+        3,
+        "abondantes",
+        ov("p1", "4H"),
+        fec("p1", "9C"),
+        ov("p2", "QH"),
+        fec("p2", "2S"),
+        ov("p3", "5H"),
+        hold("p3"),
+        birth("p1"),
+        ov("p1", "6H"),
+        fec("p1", "AS"),
+    )
+    lost = started(
+        3, "abondantes", ov("p1", "QH"), fec("p1", "2S"), ov("p2", "4H"), fec("p2", "9C"), ov("p3", "5H")
+    )
+    lost = go(lost, fec("p3", "AS"))
+    for state, pid, after in (
+        (jack, "p1", "remove_embryo"),
+        (queen, "p2", "steal_newborn"),
+        (lost, "p1", None),
+    ):
+        assert play(state)["phase"] == "birth" and not gjdlv_play.phase_0_forced(state)
+        assert not offered(state, {"type": "ovulate", "player": pid})
+        refused(state, ov(pid, "9H"), "gjdlv.play.expect.birth")
+        born = go(state, birth(pid))
+        if after:
+            assert after in {a["type"] for a in view(born)["actions"]}
+        else:
+            assert any(note["code"] == "gjdlv.take_nothing" for note in view(born)["notes"])
+
+
+def test_an_embryo_begun_in_the_last_lap_leaves_with_the_ovulation_recorded_in_place_of_its_phase_0():
+    # As test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term: p1's express won in the last
+    # lap is not born at p1's phase 0; nothing to choose there, p1's ovulation makes it.
+    state = started(
+        6,
+        "simples",
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p2", "3C"),
+        ov("p4", "4H"),
+        fec("p4", "4S"),
+        abort("p2", "4C"),
+        ov("p5", "5H"),
+        hold("p5"),
+        ejac(),
+        ov("p6", "6H"),
+        hold("p6"),
+        ejac(p1="6S"),
+    )
+    assert gjdlv_play.phase_0_forced(state) and seat(state, "p1")["uterus"]["comes_to_term"] is False
+    assert go(state, ov("p1", "7H")) == go(state, birth("p1"), ov("p1", "7H"))
+    after = go(state, ov("p1", "7H"))
+    assert nursery(after, "p1") == [] and "6S" in play(after)["mouchoir"] and "6H" in play(after)["diva_cup"]
+
+
+def test_the_announcers_last_phase_0_is_made_by_closing_the_round_in_its_place():
+    state, _ = two_player_round(last_abort=False)
+    state = go(state, birth("p2"), ov("p2", "10D"), fec("p2", "10C"))
+    assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
+    assert gjdlv_play.phase_0_forced(state)
+    assert [a for a in view(state)["actions"] if a["type"] in ("birth", "close_round", "ovulate")] == [
+        {"type": "birth", "player": "p1"},
+        {"type": "close_round"},
+    ]
+    refused(state, ov("p1", "AH"), "gjdlv.play.expect.birth")
+    closed = go(state, CLOSE)
+    assert closed == go(state, birth("p1"), CLOSE)
+    assert view(closed)["players"][0]["round_scores"] == [player(go(state, birth("p1")), "p1")["round_score"]]
+    assert ("9D", "10S") in nursery(go(state, birth("p1")), "p1")
 
 
 # --- phase 1: ovulation ---------------------------------------------------------------------------

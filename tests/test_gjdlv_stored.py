@@ -13,11 +13,14 @@ import copy
 import csv
 import io
 
+import pytest
 from sqlalchemy import update
 
 from companion import store, warm
 from companion.models import Event, Table, db
 from engine import core
+
+pytestmark = pytest.mark.replays_a_log_of_older_rules
 
 NAMES = ["Ada", "Bruno", "Chiara"]
 OPTIONS = {"mode": "tracker", "rules": "simples", "rounds": 5}

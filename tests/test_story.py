@@ -14,6 +14,8 @@ import io
 import json
 import string
 
+import pytest
+
 from engine import core, existentiel, gjdlv, morto
 from engine.messages import catalogue, text
 from tests.conftest import bearer
@@ -383,6 +385,7 @@ def test_gjdlv_a_round_played_through_in_words():
     assert removal[1] == ("gjdlv.story.ovulate", "Ada ovule J♥")
     found += surrogacy + aborted + removal
     found += last_lap()
+    found += phase_0_in_place()
     sheet = {"gjdlv.story.newborn", "gjdlv.story.abortion", "gjdlv.story.steal_newborn"}  # the test above
     assert {code for code, _ in found} | sheet == story_codes(gjdlv)
 
@@ -455,9 +458,63 @@ def last_lap() -> list[tuple[str, str]]:
     return late + passing
 
 
+def phase_0_in_place() -> list[tuple[str, str]]:
+    """A phase 0 with nothing to choose made by the step recorded in its place (issue 29): the
+    ovulation, for a birth and for an embryo begun in the last lap; closing the round, for the
+    announcer's last phase 0."""
+    born = tracker_said(
+        3,
+        "simples",
+        [
+            deal("9C", "10C"),
+            ov("p1", "6H"),
+            fec("p1", "4S"),
+            ov("p2", "7H"),
+            fec("p2", "AS"),
+            ov("p3", "8H"),
+            fec("p3", "2S"),
+            ov("p1", "9H"),
+        ],
+    )
+    assert born[-1] == ("gjdlv.story.birth_ovulate", "Ada met au monde 6♥ × 4♠, puis ovule 9♥")
+    late_events = [
+        deal("9C", "10C"),
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p2", "3C"),
+        ov("p4", "4H"),
+        fec("p4", "4S"),
+        abort("p2", "4C"),
+        ov("p5", "5H"),
+        hold("p5"),
+        ejac(),
+        ov("p6", "6H"),
+        hold("p6"),
+        ejac(p1="6S"),
+    ]
+    late = tracker_said(6, "simples", [*late_events, ov("p1", "7H")])
+    assert late[-1] == (
+        "gjdlv.story.birth_late_ovulate",
+        "Ada perd son embryon 6♥ × 6♠, commencé au dernier tour, puis ovule 7♥",
+    )
+    closed = tracker_said(
+        6, "simples", [*late_events, ov("p1", "7H"), fec("p1", "7S"), {"type": "close_round"}]
+    )
+    assert closed[-1] == (
+        "gjdlv.story.birth_close_round",
+        "Bruno met au monde 2♥ × 2♠\u00a0; manche 1 sur 5 close",
+    )
+    return born + late + closed
+
+
 # --- the whole log, undone events included ----------------------------------------------------------
 
 
+@pytest.mark.replays_a_log_of_older_rules
 def test_the_story_words_undone_events_against_the_state_they_were_applied_to():
     # v1 Marc touches; v2 Marc touches again (dies), v3 Zoé speaks to dead Marc; v4 undoes v3, v5
     # undoes v2; v6 a reveal where Marc holds a card again: valid only against the state after v1.
@@ -483,6 +540,7 @@ def SKIPPED(kind: str) -> dict:  # noqa: N802 - a constant line, parametrised by
     return {"code": "story.skipped", "params": {"type": kind}}
 
 
+@pytest.mark.replays_a_log_of_older_rules
 def test_what_the_rules_refuse_is_said_to_have_no_effect_and_changes_nothing(caplog):
     # A stored log is the table's truth, written under the rules of its day: its story never fails.
     events = [{"type": "touched_early", "player": "p1"}, {"type": "touched_early", "player": "p2"}]

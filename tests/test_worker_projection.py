@@ -207,6 +207,7 @@ def test_a_move_that_fails_leaves_no_half_moved_base():
     assert project(2, []) == {"stale": True}
 
 
+@pytest.mark.replays_a_log_of_older_rules
 def test_an_event_of_the_base_the_rules_refuse_now_is_a_no_op_as_on_the_server():
     # A log written under older rules (`engine.core.replayed`): the phone reads it as the server does.
     set_base([{"type": "touched_early", "player": "p2"}, {"type": "touched_early", "player": "p1"}], 2)
