@@ -449,7 +449,6 @@ def steal_newborn(state: dict, event: dict) -> None:
 def close_round(state: dict, event: dict) -> None:
     if tracked(state):
         gjdlv_play.check_close(state)
-        gjdlv_play.make_phase_0(state)  # the announcer's last phase 0, when closing is recorded in its place
     for player in state["players"]:
         player["round_scores"].append(round_score(player))
         player["abortions"] = 0
@@ -905,10 +904,6 @@ MESSAGES.update(
             "{name} perd son embryon {born_gf} × {born_gm}, commencé au dernier tour, puis ovule {gf}",
             "{name} loses their embryo {born_gf} × {born_gm}, begun in the last lap, then ovulates {gf}",
         ),
-        "gjdlv.story.birth_close_round": (
-            "{name} met au monde {born_gf} × {born_gm}\u00a0; manche {round} sur {rounds} close",
-            "{name} gives birth to {born_gf} × {born_gm}; round {round} of {rounds} closed",
-        ),
         "gjdlv.story.fecundate": ("{name} féconde {gf} avec {gm}", "{name} fecundates {gf} with {gm}"),
         "gjdlv.story.surrogate": (
             "{name} mère-porte l'embryon {gf} × {replaced} de {victim} avec {gm}",
@@ -980,11 +975,7 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
     kind = event.get("type")
     rules = state["rules"]
     if kind == "close_round":
-        closed = {"round": state["round"], "rounds": state["rounds"]}
-        born = _phase_0_in_place(state)
-        if born and born[0] == "gjdlv.story.birth_close_round":
-            return born[0], {**born[1], **closed}
-        return "gjdlv.story.close_round", closed
+        return "gjdlv.story.close_round", {"round": state["round"], "rounds": state["rounds"]}
     if kind == "deal":
         return _describe_deal(state, event)
     if kind == "ejaculate":
@@ -1073,25 +1064,16 @@ def _describe_birth(state: dict, player: dict, event: dict, who: dict) -> tuple[
 
 
 def _phase_0_in_place(state: dict) -> tuple[str, dict] | None:
-    """The words of the active player's waiting phase 0 made by the step recorded in its place
-    (`gjdlv_play.make_phase_0`): ``birth_*`` codes and the newborn's cards, None if nothing waits
-    or nothing is in it. The announcer's embryo, the only one at a phase 0 that ends the round, is
-    never late."""
+    """The words of the active player's waiting phase 0 made by the ovulation recorded in its place
+    (`gjdlv_play.phase_0_forced`): a ``birth_*_ovulate`` code and the newborn's cards, None if
+    nothing waits or nothing is in it."""
     play = state.get("play")
     if not play or play["phase"] != "birth":
         return None
     embryo = play["seats"][play["active"]]["uterus"]
     if embryo is None:
         return None
-    active = state["players"][play["active"]]
-    born = {
-        "player": active["id"],
-        "name": active["name"],
-        "born_gf": face(embryo["gf"]),
-        "born_gm": face(embryo["gm"]),
-    }
-    if play["last_lap"] == active["id"]:
-        return "gjdlv.story.birth_close_round", born
+    born = {"born_gf": face(embryo["gf"]), "born_gm": face(embryo["gm"])}
     late = embryo["gm"] in play["late"]
     return ("gjdlv.story.birth_late_ovulate" if late else "gjdlv.story.birth_ovulate"), born
 

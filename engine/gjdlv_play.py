@@ -41,9 +41,9 @@ every turn of a player holding a GM plays one, and the first player to play thei
 last lap, which ends within a lap: a round has no more turns than GM dealt, nor than GF.
 - Phase 0 with nothing to birth or discard is made at once, without an event. One with nothing to
   choose (an embryo to birth, no GM held back to name, no Queen or Jack whose take or removal
-  follows) waits, so that the answers to the act before it still come first, but the turn's next
-  step may be recorded in its place and makes it first (`phase_0_forced`): a step with nothing to
-  choose costs the referee no tap, and a `birth` stays accepted there.
+  follows) waits, so that the answers to the act before it still come first, but the turn's
+  ovulation may be recorded in its place and makes it first (`phase_0_forced`): a step with nothing
+  to choose costs the referee no tap, and a `birth` stays accepted there.
 """
 
 from __future__ import annotations
@@ -527,8 +527,7 @@ def check_removal(state: dict, player: dict, victim: dict) -> None:
 
 
 def check_close(state: dict) -> None:
-    play = state["play"]
-    if (_after_phase_0(state) if phase_0_forced(state) else play["phase"]) != "ended":
+    if state["play"]["phase"] != "ended":
         raise IllegalEvent("gjdlv.play.round_goes_on")
 
 
@@ -582,12 +581,13 @@ def _after_phase_0(state: dict) -> str:
 def phase_0_forced(state: dict) -> bool:
     """Whether the active player's phase 0 waits with nothing to choose: no GM held back to name, and
     no Queen or Jack coming to term (its take or removal is played right after its birth, or said
-    lost). The turn's next step (`ovulate`, or `close_round` when that phase 0 ends the round) may
-    then be recorded in its place, and makes it first: a step with nothing to choose costs the
-    referee no tap, and the phase 0 still comes after the answers to the act before it. A `birth`
-    stays accepted there, for the clients that send it."""
+    lost), and it leads to an ovulation. The turn's next step, `ovulate`, may then be recorded in its
+    place, and makes it first: a step with nothing to choose costs the referee no tap, and the phase
+    0 still comes after the answers to the act before it. A `birth` stays accepted there, for the
+    clients that send it. The announcer's last phase 0, which ends the round, keeps its own `birth`:
+    the table sees the round's final scores before closing it."""
     play = state["play"]
-    if play["phase"] != "birth":
+    if play["phase"] != "birth" or _after_phase_0(state) != "ovulation":
         return False
     seat = play["seats"][play["active"]]
     embryo = seat["uterus"]
@@ -595,9 +595,9 @@ def phase_0_forced(state: dict) -> bool:
     return not seat["held"] and not royal
 
 
-def make_phase_0(state: dict) -> None:
+def _make_phase_0(state: dict) -> None:
     """The active player's phase 0, if it waits (with nothing to choose: `phase_0_forced`), made by
-    the step recorded in its place."""
+    the ovulation recorded in its place."""
     if state["play"]["phase"] == "birth":
         _phase_0(state, _active(state), None)
 
@@ -686,7 +686,7 @@ def ovulate(state: dict, event: dict) -> None:
     gf = read_gf(state["rules"], event, "gf")
     check_ovulate(state, player, gf)
     _step(state)
-    make_phase_0(state)
+    _make_phase_0(state)
     play = state["play"]
     play["gf"] = gf
     play["ovulation"] -= 1
@@ -919,11 +919,8 @@ def choices(state: dict) -> list[dict]:
             offer({"type": "birth", "player": active["id"]}, "held", free["gm"])
         else:
             offer({"type": "birth", "player": active["id"]}, None, None)
-        if phase_0_forced(state):  # the next step, recorded in its place, makes it first
-            if _after_phase_0(state) == "ovulation":
-                offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
-            else:
-                offer({"type": "close_round"}, None, None)
+        if phase_0_forced(state):  # the ovulation, recorded in its place, makes it first
+            offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
     elif phase == "ovulation":
         offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
     elif phase == "action":

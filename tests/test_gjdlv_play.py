@@ -451,20 +451,17 @@ def test_an_embryo_begun_in_the_last_lap_leaves_with_the_ovulation_recorded_in_p
     assert nursery(after, "p1") == [] and "6S" in play(after)["mouchoir"] and "6H" in play(after)["diva_cup"]
 
 
-def test_the_announcers_last_phase_0_is_made_by_closing_the_round_in_its_place():
+def test_the_announcers_last_phase_0_keeps_its_own_birth():
+    # It ends the round: the table sees the final scores, the last newborn counted, before closing.
     state, _ = two_player_round(last_abort=False)
     state = go(state, birth("p2"), ov("p2", "10D"), fec("p2", "10C"))
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
-    assert gjdlv_play.phase_0_forced(state)
+    assert not gjdlv_play.phase_0_forced(state)
     assert [a for a in view(state)["actions"] if a["type"] in ("birth", "close_round", "ovulate")] == [
-        {"type": "birth", "player": "p1"},
-        {"type": "close_round"},
+        {"type": "birth", "player": "p1"}
     ]
     refused(state, ov("p1", "AH"), "gjdlv.play.expect.birth")
-    closed = go(state, CLOSE)
-    assert closed == go(state, birth("p1"), CLOSE)
-    assert view(closed)["players"][0]["round_scores"] == [player(go(state, birth("p1")), "p1")["round_score"]]
-    assert ("9D", "10S") in nursery(go(state, birth("p1")), "p1")
+    refused(state, CLOSE, "gjdlv.play.round_goes_on")
 
 
 # --- phase 1: ovulation ---------------------------------------------------------------------------

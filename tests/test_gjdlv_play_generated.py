@@ -225,16 +225,9 @@ class Round:
                 if embryo and embryo not in before and player["id"] != announcer:
                     self.last_lap_embryos.add(embryo)
 
-    def check_end(self, closed_in_place: bool = False) -> list[int]:
-        """The round is over: its scores are the sheet's and the text's. Returns them. With
-        ``closed_in_place``, the announcer's last phase 0 waits, to be made by closing the round in
-        its place: the scores are those after it."""
-        state = self.state
-        if closed_in_place:
-            waiting = self.state
-            self.born(core.view(GAME, waiting))
-            state, self.state = self.state, waiting
-        view = core.view(GAME, state)
+    def check_end(self) -> list[int]:
+        """The round is over: its scores are the sheet's and the text's. Returns them."""
+        view = core.view(GAME, self.state)
         play = view["play"]
         assert play["phase"] == "ended"
         assert all(s["uterus"] is None or s["uterus"]["comes_to_term"] is False for s in play["seats"])
@@ -270,13 +263,6 @@ def play_round(rng: random.Random, game: Round, check_every_undo: bool, posted=N
         for seat in view["play"]["seats"]:
             if seat["uterus"] and (seat["uterus"]["gf"], seat["uterus"]["gm"]) in game.last_lap_embryos:
                 assert seat["uterus"]["comes_to_term"] is False
-        closing = {"type": "close_round"}
-        if view["play"]["phase"] == "birth" and closing in view["actions"]:
-            # The announcer's last phase 0 with nothing to choose: made by closing the round in its
-            # place, or by its own birth.
-            if rng.random() < 0.5:
-                return game.check_end(closed_in_place=True)
-            view = {**view, "actions": [a for a in view["actions"] if a != closing]}
         if view["play"]["phase"] == "ended":
             # Only answers are left: to the act the round ended on, or a royal birth's effect.
             effects = [a for a in view["actions"] if a["type"] != "close_round"]

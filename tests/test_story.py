@@ -459,9 +459,8 @@ def last_lap() -> list[tuple[str, str]]:
 
 
 def phase_0_in_place() -> list[tuple[str, str]]:
-    """A phase 0 with nothing to choose made by the step recorded in its place (issue 29): the
-    ovulation, for a birth and for an embryo begun in the last lap; closing the round, for the
-    announcer's last phase 0."""
+    """A phase 0 with nothing to choose made by the ovulation recorded in its place (issue 29), for
+    a birth and for an embryo begun in the last lap."""
     born = tracker_said(
         3,
         "simples",
@@ -501,14 +500,7 @@ def phase_0_in_place() -> list[tuple[str, str]]:
         "gjdlv.story.birth_late_ovulate",
         "Ada perd son embryon 6♥ × 6♠, commencé au dernier tour, puis ovule 7♥",
     )
-    closed = tracker_said(
-        6, "simples", [*late_events, ov("p1", "7H"), fec("p1", "7S"), {"type": "close_round"}]
-    )
-    assert closed[-1] == (
-        "gjdlv.story.birth_close_round",
-        "Bruno met au monde 2♥ × 2♠\u00a0; manche 1 sur 5 close",
-    )
-    return born + late + closed
+    return born + late
 
 
 # --- the whole log, undone events included ----------------------------------------------------------
