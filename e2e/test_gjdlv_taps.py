@@ -17,7 +17,8 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from e2e.gjdlv_rules import RoundSheet
-from e2e.test_offline import api
+from e2e.test_gjdlv_play import glance
+from e2e.test_offline import ENGINE_TIMEOUT_MS, api
 
 NAMES = ["Alice", "Basile", "Camille"]
 ALICE, BASILE, CAMILLE = PLAYERS = ["p1", "p2", "p3"]
@@ -76,8 +77,10 @@ class Referee:
             self.tap(card)
         expect(self.page.locator(formol)).to_have_count(1)
 
-    def ejaculate(self, pid: str, gm: str) -> None:
+    def ejaculate(self, pid: str, gm: str, look=None) -> None:
         self.tap(f"#ejaculation [data-holder={pid}] [data-card='{gm}']")
+        if look:
+            look()
         self.tap("#ejaculation [data-action=ejaculate-confirm]")
         expect(self.page.locator("#ejaculation")).to_have_count(0)
 
@@ -89,6 +92,8 @@ def test_a_round_played_through_costs_at_most_two_and_a_half_taps_a_turn(phone, 
     table = api(server, "/api/tables", {"game": "gjdlv", "players": NAMES, "options": {"mode": "tracker"}})
     page = phone().new_page()
     page.goto(f"/r/{table['code']}#s={table['secret']}")
+    # The phone's engine ready, as on a referee's phone with the app open: each tap is then shown at once.
+    expect(page.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
     ref = Referee(page)
     sheet = RoundSheet(PLAYERS)
 
@@ -107,7 +112,11 @@ def test_a_round_played_through_costs_at_most_two_and_a_half_taps_a_turn(phone, 
     ref.phase(ALICE, "ovulation")
 
     turn(ALICE, "5H", "3S")
-    turn(BASILE, "7D", "7S")
+    expect(page.locator("#answers [data-action=abort]")).to_have_count(2)
+    glance(page, "gjdlv-taps-answers")  # Basile's ovulation, the answers to Alice's act under it
+    ref.ovulate(BASILE, "7D")
+    glance(page, "gjdlv-taps-action")  # the fecundation's cards at once, the other moves under them
+    ref.fecundate("7S")
     ref.abort(CAMILLE, "7C")  # the other black 7
     sheet.apply(("abortion", CAMILLE))
     ref.ovulate(CAMILLE, "2D")
@@ -115,7 +124,17 @@ def test_a_round_played_through_costs_at_most_two_and_a_half_taps_a_turn(phone, 
     turn(ALICE, "9H", "8S", born=("5H", "3S"))
     ref.ovulate(BASILE, "6H")
     ref.hold()
-    ref.ejaculate(CAMILLE, "5S")  # Camille plays next: a fécondation express, born at her phase 0
+
+    # Who wins is said before it is confirmed, from the engine's contest check.
+    def contest_said() -> None:
+        verdict = page.locator("#ejaculation [data-winner]")
+        expect(verdict).to_have_attribute("data-winner", CAMILLE)
+        expect(verdict).to_contain_text("Une seule éjaculation sur 6♥ : Camille féconde avec 5♠")
+        glance(page, "gjdlv-taps-contest")
+
+    ref.ejaculate(CAMILLE, "5S", look=contest_said)  # Camille plays next: a fécondation express
+    expect(page.locator("#play .gj-context")).to_contain_text("naît")
+    glance(page, "gjdlv-taps-phase-0")  # Camille's phase 0, made by her ovulation
     turn(CAMILLE, "3H", "9C", born=("6H", "5S"))
     turn(ALICE, "4H", "2S", born=("9H", "8S"))
     ref.phase(BASILE, "birth")  # Basile's GM held back through the lap goes to the Mouchoir: which one?
@@ -132,19 +151,25 @@ def test_a_round_played_through_costs_at_most_two_and_a_half_taps_a_turn(phone, 
     turn(ALICE, "8D", "6C", born=("4D", "4C"))  # begun in the last lap: never born
     turn(BASILE, "9D", "8C", born=("5D", "3C"))
     # Camille's phase 0 ends the round, her own last embryo born; then the round is closed.
-    ref.birth(then="[data-action=close-round]")
+    ref.phase(CAMILLE, "birth")
+    ref.tap("#play [data-action=birth]")
     sheet.apply(("newborn", CAMILLE, "6D", "AS"))
-    ref.tap("[data-action=close-round]")
+    ref.phase(CAMILLE, "ended")
     scores = sheet.scores()
     assert scores == {ALICE: 31, BASILE: 21, CAMILLE: 42}
+    # The round's scores (before issue 29, behind a first tap), then the tap that closes the round.
+    if not ref.shown(f"[data-confirm={ALICE}]", "[data-action=close-round]"):
+        ref.tap("[data-action=close-round]")
     for pid in PLAYERS:
         expect(page.locator(f"[data-confirm={pid}] td").nth(1)).to_have_text(f"+{scores[pid]}")
-    ref.tap("[data-action=confirm-close]")
+    glance(page, "gjdlv-taps-round-ended")
+    confirm = page.locator("[data-action=confirm-close]").count()  # the scores are drawn: so is the button
+    ref.tap("[data-action=confirm-close]" if confirm else "[data-action=close-round]")
     expect(page.locator("#turn")).to_have_attribute("data-phase", "deal")
 
     per_turn = ref.taps / ref.turns
     print(
-        f"\nGJDLV tracker, a round at 3 (simples): {ref.taps} taps for {ref.turns} turns = {per_turn:.2f} a turn"
+        f"\nGJDLV tracker, a round at 3 (simples): {ref.taps} taps, {ref.turns} turns, {per_turn:.2f} a turn"
     )
     assert ref.turns == 17
     assert per_turn <= TAPS_PER_TURN_MAX
