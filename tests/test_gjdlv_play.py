@@ -130,6 +130,44 @@ DEAL3 = deal("9C", "10C")
 DEAL3A = deal("10S", "10C")
 
 
+# 3 players, simples: each fecundates in turn; then p1's phase 0 waits for 6♥ × 4♠.
+FIRST_LAP = [
+    ov("p1", "6H"),
+    fec("p1", "4S"),
+    ov("p2", "7H"),
+    fec("p2", "AS"),
+    ov("p3", "8H"),
+    fec("p3", "2S"),
+]
+
+
+def royal_lap(royal: str) -> list[dict]:
+    """3 players, abondantes: p1 fecundates ``royal`` (a red face) with 2♠, then p2 and p3 fecundate:
+    p1's phase 0 waits for that royal embryo, p2 and p3 each have one in gestation."""
+    return [
+        ov("p1", royal),
+        fec("p1", "2S"),
+        ov("p2", "4H"),
+        fec("p2", "9C"),
+        ov("p3", "5H"),
+        fec("p3", "AS"),
+    ]
+
+
+# 3 players, abondantes: p2's phase 0 waits for a Queen, p1 holding a newborn (4♥ × 9♣) to take.
+QUEEN_WAITING = [
+    ov("p1", "4H"),
+    fec("p1", "9C"),
+    ov("p2", "QH"),
+    fec("p2", "2S"),
+    ov("p3", "5H"),
+    hold("p3"),
+    birth("p1"),
+    ov("p1", "6H"),
+    fec("p1", "AS"),
+]
+
+
 def started(count: int = 3, rules: str = "simples", *events: dict) -> dict:
     first = {("simples", 3): DEAL3, ("abondantes", 3): DEAL3A}.get((rules, count))
     if first is None:
@@ -278,16 +316,7 @@ def test_a_sheet_table_has_no_play():
 
 
 def test_phase_0_births_the_embryo_into_the_nursery():
-    state = started(
-        3,
-        "simples",
-        ov("p1", "6H"),
-        fec("p1", "4S"),
-        ov("p2", "7H"),
-        fec("p2", "AS"),
-        ov("p3", "8H"),
-        fec("p3", "2S"),
-    )
+    state = started(3, "simples", *FIRST_LAP)
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     # Phase 0 is p1's; p3's fecundation may still be answered (by the other 2, in p1's or p2's hand).
     # With nothing to choose in it, p1's ovulation may also be recorded in its place (issue 29).
@@ -346,17 +375,8 @@ def test_phase_0_births_and_discards_at_once():
 
 
 def waiting_birth() -> dict:
-    """3 players, simples: p1's phase 0 waits for 6♥ × 4♠, while p3's fecundation may be answered."""
-    return started(
-        3,
-        "simples",
-        ov("p1", "6H"),
-        fec("p1", "4S"),
-        ov("p2", "7H"),
-        fec("p2", "AS"),
-        ov("p3", "8H"),
-        fec("p3", "2S"),
-    )
+    """p1's phase 0 waits for 6♥ × 4♠, while p3's fecundation may be answered."""
+    return started(3, "simples", *FIRST_LAP)
 
 
 def test_the_ovulation_recorded_in_place_of_a_phase_0_with_nothing_to_choose_makes_it_first():
@@ -386,27 +406,9 @@ def test_a_phase_0_with_a_gm_held_back_waits_for_its_own_event():
 
 def test_a_queen_or_jack_coming_to_term_waits_for_its_own_birth():
     # Its birth opens the take or the removal (the very next event), or the note that it is lost.
-    jack = started(
-        3, "abondantes", ov("p1", "JH"), fec("p1", "2S"), ov("p2", "4H"), fec("p2", "9C"), ov("p3", "5H")
-    )
-    jack = go(jack, fec("p3", "AS"))
-    queen = started(
-        3,
-        "abondantes",
-        ov("p1", "4H"),
-        fec("p1", "9C"),
-        ov("p2", "QH"),
-        fec("p2", "2S"),
-        ov("p3", "5H"),
-        hold("p3"),
-        birth("p1"),
-        ov("p1", "6H"),
-        fec("p1", "AS"),
-    )
-    lost = started(
-        3, "abondantes", ov("p1", "QH"), fec("p1", "2S"), ov("p2", "4H"), fec("p2", "9C"), ov("p3", "5H")
-    )
-    lost = go(lost, fec("p3", "AS"))
+    jack = started(3, "abondantes", *royal_lap("JH"))
+    queen = started(3, "abondantes", *QUEEN_WAITING)
+    lost = started(3, "abondantes", *royal_lap("QH"))
     for state, pid, after in (
         (jack, "p1", "remove_embryo"),
         (queen, "p2", "steal_newborn"),
@@ -422,29 +424,35 @@ def test_a_queen_or_jack_coming_to_term_waits_for_its_own_birth():
             assert any(note["code"] == "gjdlv.take_nothing" for note in view(born)["notes"])
 
 
+# 6 players, 3 GM each. p1 holds back; p2 announces with an abortion (their last card) in p4's turn.
+LAST_LAP_BY_P2 = [
+    ov("p1", "AH"),
+    hold("p1"),
+    ov("p2", "2H"),
+    fec("p2", "2S"),
+    ov("p3", "3H"),
+    fec("p3", "3S"),
+    abort("p2", "3C"),
+    ov("p4", "4H"),
+    fec("p4", "4S"),
+    abort("p2", "4C"),
+]
+# Then p6 leaves 6♥ and p1, next, ejaculates on it: a fécondation express begun in the last lap.
+LATE_EXPRESS = [
+    *LAST_LAP_BY_P2,
+    ov("p5", "5H"),
+    hold("p5"),
+    ejac(),
+    ov("p6", "6H"),
+    hold("p6"),
+    ejac(p1="6S"),
+]
+
+
 def test_an_embryo_begun_in_the_last_lap_leaves_with_the_ovulation_recorded_in_place_of_its_phase_0():
     # As test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term: p1's express won in the last
     # lap is not born at p1's phase 0; nothing to choose there, p1's ovulation makes it.
-    state = started(
-        6,
-        "simples",
-        ov("p1", "AH"),
-        hold("p1"),
-        ov("p2", "2H"),
-        fec("p2", "2S"),
-        ov("p3", "3H"),
-        fec("p3", "3S"),
-        abort("p2", "3C"),
-        ov("p4", "4H"),
-        fec("p4", "4S"),
-        abort("p2", "4C"),
-        ov("p5", "5H"),
-        hold("p5"),
-        ejac(),
-        ov("p6", "6H"),
-        hold("p6"),
-        ejac(p1="6S"),
-    )
+    state = started(6, "simples", *LATE_EXPRESS)
     assert gjdlv_play.phase_0_forced(state) and seat(state, "p1")["uterus"]["comes_to_term"] is False
     assert go(state, ov("p1", "7H")) == go(state, birth("p1"), ov("p1", "7H"))
     after = go(state, ov("p1", "7H"))
@@ -633,19 +641,21 @@ def test_nobody_ejaculating_is_menstruation():
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
 
 
+# 3 players, simples: p1 holds back; p2 fecundates; p3, just before p1, leaves 6♥: p1 ejaculates on it
+# and is next (a fécondation express).
+EXPRESS = [
+    ov("p1", "AH"),
+    hold("p1"),
+    ov("p2", "2H"),
+    fec("p2", "5S"),
+    ov("p3", "6H"),
+    hold("p3"),
+    ejac(p1="4S"),
+]
+
+
 def test_the_fecondation_express_is_born_at_once():
-    # p1 holds back; p2 fecundates; p3, just before p1, leaves 6♥: p1 ejaculates on it and is next.
-    state = started(
-        3,
-        "simples",
-        ov("p1", "AH"),
-        hold("p1"),
-        ov("p2", "2H"),
-        fec("p2", "5S"),
-        ov("p3", "6H"),
-        hold("p3"),
-        ejac(p1="4S"),
-    )
+    state = started(3, "simples", *EXPRESS)
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     assert seat(state, "p1")["uterus"]["comes_to_term"] is True
     state = go(state, birth("p1"))
@@ -653,20 +663,8 @@ def test_the_fecondation_express_is_born_at_once():
 
 
 def express_aborted() -> dict:
-    """3 players, simples: p1 holds back, p3 (just before p1) leaves 6♥, p1 wins it (a fécondation
-    express, at p1's phase 0) and p2 aborts it with the other 4."""
-    return started(
-        3,
-        "simples",
-        ov("p1", "AH"),
-        hold("p1"),
-        ov("p2", "2H"),
-        fec("p2", "5S"),
-        ov("p3", "6H"),
-        hold("p3"),
-        ejac(p1="4S"),
-        abort("p2", "4C"),
-    )
+    """`EXPRESS`, which p2 aborts with the other 4."""
+    return started(3, "simples", *EXPRESS, abort("p2", "4C"))
 
 
 def test_a_fecondation_express_aborted_leaves_nothing_for_phase_0_which_is_made_at_once():
@@ -804,19 +802,9 @@ def test_a_king_gives_back_the_embryo_before_its_owners_phase_0():
 
 
 def test_a_queen_newborn_takes_an_opponents_most_recent_newborn_right_away():
-    state = started(
-        3,
-        "abondantes",
-        ov("p1", "4H"),
-        fec("p1", "9C"),
-        ov("p2", "QH"),
-        fec("p2", "2S"),
-        ov("p3", "5H"),
-        hold("p3"),
-        birth("p1"),
-    )
+    state = started(3, "abondantes", *QUEEN_WAITING[:7])
     assert nursery(state, "p1") == [("4H", "9C")]
-    state = go(state, ov("p1", "6H"), fec("p1", "AS"), birth("p2"))
+    state = go(state, *QUEEN_WAITING[7:], birth("p2"))
     assert nursery(state, "p2") == [("QH", "2S")] and view(state)["take"] == {"player": "p2"}
     assert [a for a in view(state)["actions"] if a["type"] == "steal_newborn"] == [
         {"type": "steal_newborn", "player": "p2", "from": "p1"}
@@ -859,37 +847,13 @@ def test_a_queen_newborn_takes_the_newborn_on_top_of_the_opponents_nursery_even_
 
 
 def test_a_queens_take_is_only_the_very_next_event():
-    state = started(
-        3,
-        "abondantes",
-        ov("p1", "4H"),
-        fec("p1", "9C"),
-        ov("p2", "QH"),
-        fec("p2", "2S"),
-        ov("p3", "5H"),
-        hold("p3"),
-        birth("p1"),
-        ov("p1", "6H"),
-        fec("p1", "AS"),
-        birth("p2"),
-        ov("p2", "7H"),
-    )
+    state = started(3, "abondantes", *QUEEN_WAITING, birth("p2"), ov("p2", "7H"))
     refused(state, steal("p2", "p1"), "gjdlv.no_queen_take")
 
 
 def test_a_queen_with_no_opponent_newborn_takes_nothing():
     # p1's Queen is born at p1's phase 0, before anyone else has a newborn.
-    first = started(
-        3,
-        "abondantes",
-        ov("p1", "QH"),
-        fec("p1", "2S"),
-        ov("p2", "4H"),
-        fec("p2", "9C"),
-        ov("p3", "5H"),
-        fec("p3", "AS"),
-        birth("p1"),
-    )
+    first = started(3, "abondantes", *royal_lap("QH"), birth("p1"))
     # Nothing may be recorded for it (issue 25 item 5): `take` is null, the note says it is lost.
     assert view(first)["take"] is None
     assert {"code": "gjdlv.take_nothing", "params": {"player": "p1", "name": "Ada"}} in view(first)["notes"]
@@ -901,12 +865,7 @@ def test_a_jack_newborn_removes_an_opponents_embryo_as_the_very_next_event():
     state = started(
         3,
         "abondantes",
-        ov("p1", "JH"),
-        fec("p1", "2S"),
-        ov("p2", "4H"),
-        fec("p2", "9C"),
-        ov("p3", "5H"),
-        fec("p3", "AS"),
+        *royal_lap("JH"),
         birth("p1"),
     )
     assert nursery(state, "p1") == [("JH", "2S")] and player(state, "p1")["round_score"] == 5
@@ -929,12 +888,7 @@ def test_a_jacks_removal_is_lost_when_anything_else_comes_first():
     state = started(
         3,
         "abondantes",
-        ov("p1", "JH"),
-        fec("p1", "2S"),
-        ov("p2", "4H"),
-        fec("p2", "9C"),
-        ov("p3", "5H"),
-        fec("p3", "AS"),
+        *royal_lap("JH"),
         birth("p1"),
         ov("p1", "6H"),
     )
@@ -1079,25 +1033,11 @@ def test_an_answer_with_the_very_last_card_announces_the_last_lap():
 
 
 def test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term():
-    # 6 players, 3 GM each. p1 holds back; p2 announces with an abortion (their last card) in p4's
-    # turn; p6 leaves 6♥ and p1, next, ejaculates on it: a fecondation express, but begun in the last
-    # lap by a player who did not announce it: never born, it leaves the uterus at p1's phase 0.
-    state = started(
-        6,
-        "simples",
-        ov("p1", "AH"),
-        hold("p1"),
-        ov("p2", "2H"),
-        fec("p2", "2S"),
-        ov("p3", "3H"),
-        fec("p3", "3S"),
-        abort("p2", "3C"),
-        ov("p4", "4H"),
-        fec("p4", "4S"),
-        abort("p2", "4C"),
-    )
+    # LATE_EXPRESS: p1's fecondation express is begun in the last lap by a player who did not
+    # announce it: never born, it leaves the uterus at p1's phase 0.
+    state = started(6, "simples", *LAST_LAP_BY_P2)
     assert play(state)["last_lap"] == "p2"
-    state = go(state, ov("p5", "5H"), hold("p5"), ejac(), ov("p6", "6H"), hold("p6"), ejac(p1="6S"))
+    state = go(state, *LATE_EXPRESS[len(LAST_LAP_BY_P2) :])
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     assert uterus(state, "p1") == ("6H", "6S") and seat(state, "p1")["uterus"]["comes_to_term"] is False
     state = go(state, birth("p1"))

@@ -19,6 +19,7 @@ from sqlalchemy import update
 from companion import store, warm
 from companion.models import Event, Table, db
 from engine import core
+from tests.test_gjdlv_play import EXPRESS
 
 pytestmark = pytest.mark.replays_a_log_of_older_rules
 
@@ -27,13 +28,7 @@ OPTIONS = {"mode": "tracker", "rules": "simples", "rounds": 5}
 # p1 holds back; p3, just before p1, leaves 6♥; p1 wins it (a fécondation express); p2 aborts it.
 BEFORE = [
     {"type": "deal", "mouchoir": ["9C", "10C"]},
-    {"type": "ovulate", "player": "p1", "gf": "AH"},
-    {"type": "hold", "player": "p1"},
-    {"type": "ovulate", "player": "p2", "gf": "2H"},
-    {"type": "fecundate", "player": "p2", "gm": "5S"},
-    {"type": "ovulate", "player": "p3", "gf": "6H"},
-    {"type": "hold", "player": "p3"},
-    {"type": "ejaculate", "gms": {"p1": "4S"}},
+    *EXPRESS,
     {"type": "abort", "player": "p2", "gm": "4C"},
 ]
 EMPTY_BIRTH = {"type": "birth", "player": "p1"}  # what the phase then waited for

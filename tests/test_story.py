@@ -19,6 +19,7 @@ import pytest
 from engine import core, existentiel, gjdlv, morto
 from engine.messages import catalogue, text
 from tests.conftest import bearer
+from tests.test_gjdlv_play import FIRST_LAP, LATE_EXPRESS
 
 CHART_LABELS = {"measure", "start", "end", "round", "validation"}
 
@@ -289,20 +290,7 @@ FOUR_HOLDING = [
 def test_gjdlv_a_round_played_through_in_words():
     found: list[tuple[str, str]] = []
     # A birth; a held GM discarded at its player's phase 0.
-    found += tracker_said(
-        3,
-        "simples",
-        [
-            deal("9C", "10C"),
-            ov("p1", "6H"),
-            fec("p1", "4S"),
-            ov("p2", "7H"),
-            fec("p2", "AS"),
-            ov("p3", "8H"),
-            fec("p3", "2S"),
-            birth("p1"),
-        ],
-    )
+    found += tracker_said(3, "simples", [deal("9C", "10C"), *FIRST_LAP, birth("p1")])
     assert found[0] == ("gjdlv.story.deal", "Distribution : 6 GM chacun·e, au Mouchoir : 9♣ 10♣")
     assert found[-1] == ("gjdlv.story.birth", "Ada met au monde 6♥ × 4♠")
     held = tracker_said(
@@ -393,30 +381,7 @@ def test_gjdlv_a_round_played_through_in_words():
 def last_lap() -> list[tuple[str, str]]:
     """6 players, 3 GM each: an embryo begun in the last lap does not come to term; a player with no
     card left passes; the round is closed."""
-    late = tracker_said(
-        6,
-        "simples",
-        [
-            deal("9C", "10C"),
-            ov("p1", "AH"),
-            hold("p1"),
-            ov("p2", "2H"),
-            fec("p2", "2S"),
-            ov("p3", "3H"),
-            fec("p3", "3S"),
-            abort("p2", "3C"),
-            ov("p4", "4H"),
-            fec("p4", "4S"),
-            abort("p2", "4C"),
-            ov("p5", "5H"),
-            hold("p5"),
-            ejac(),
-            ov("p6", "6H"),
-            hold("p6"),
-            ejac(p1="6S"),
-            birth("p1"),
-        ],
-    )
+    late = tracker_said(6, "simples", [deal("9C", "10C"), *LATE_EXPRESS, birth("p1")])
     assert late[-1] == (
         "gjdlv.story.birth_late",
         "L'embryon 6♥ × 6♠ de Ada, commencé au dernier tour, ne vient pas à terme",
@@ -461,40 +426,9 @@ def last_lap() -> list[tuple[str, str]]:
 def phase_0_in_place() -> list[tuple[str, str]]:
     """A phase 0 with nothing to choose made by the ovulation recorded in its place (issue 29), for
     a birth and for an embryo begun in the last lap."""
-    born = tracker_said(
-        3,
-        "simples",
-        [
-            deal("9C", "10C"),
-            ov("p1", "6H"),
-            fec("p1", "4S"),
-            ov("p2", "7H"),
-            fec("p2", "AS"),
-            ov("p3", "8H"),
-            fec("p3", "2S"),
-            ov("p1", "9H"),
-        ],
-    )
+    born = tracker_said(3, "simples", [deal("9C", "10C"), *FIRST_LAP, ov("p1", "9H")])
     assert born[-1] == ("gjdlv.story.birth_ovulate", "Ada met au monde 6♥ × 4♠, puis ovule 9♥")
-    late_events = [
-        deal("9C", "10C"),
-        ov("p1", "AH"),
-        hold("p1"),
-        ov("p2", "2H"),
-        fec("p2", "2S"),
-        ov("p3", "3H"),
-        fec("p3", "3S"),
-        abort("p2", "3C"),
-        ov("p4", "4H"),
-        fec("p4", "4S"),
-        abort("p2", "4C"),
-        ov("p5", "5H"),
-        hold("p5"),
-        ejac(),
-        ov("p6", "6H"),
-        hold("p6"),
-        ejac(p1="6S"),
-    ]
+    late_events = [deal("9C", "10C"), *LATE_EXPRESS]
     late = tracker_said(6, "simples", [*late_events, ov("p1", "7H")])
     assert late[-1] == (
         "gjdlv.story.birth_late_ovulate",
