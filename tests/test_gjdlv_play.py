@@ -682,6 +682,20 @@ def test_a_fecondation_express_aborted_leaves_nothing_for_phase_0_which_is_made_
     assert player(state, "p2")["round_score"] == 3
 
 
+def test_a_phase_0_left_waiting_with_nothing_in_it_by_older_rules_is_made_by_the_ovulation():
+    # A snapshot stored before issue 25 (the express aborted, the phase 0 still waiting, empty):
+    # nothing to choose there, so the ovulation goes through it, worded as a plain ovulation.
+    state = express_aborted()
+    state["play"]["phase"] = "birth"
+    assert gjdlv_play.phase_0_forced(state)
+    assert core.game(GAME).describe(state, ov("p1", "7H")) == (
+        "gjdlv.story.ovulate",
+        {"player": "p1", "name": "Ada", "gf": "7♥"},
+    )
+    after = go(state, ov("p1", "7H"))
+    assert (play(after)["phase"], play(after)["gf"], nursery(after, "p1")) == ("action", "7H", [])
+
+
 def test_menstruation_sends_the_left_gf_to_the_diva_cup():
     state = started(3, "simples", ov("p1", "6H"), hold("p1"))
     assert play(state)["diva_cup"] == ["6H"] and play(state)["gf"] is None
