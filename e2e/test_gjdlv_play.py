@@ -604,7 +604,7 @@ def test_an_english_phone_sees_the_round_in_english(phone, server):
     expect(page.locator("#play h2")).to_have_text("Alice's ovulation: which GF is revealed?")
     king = page.locator("[data-grid=ovulate] [data-card=KH]")
     expect(king.locator(".gj-rank")).to_have_text("K")
-    expect(king).to_have_attribute("aria-label", "King of hearts")
+    expect(king).to_have_accessible_name("King of hearts")
     expect(page.locator("[data-grid=ovulate] [data-card=QD] .gj-rank")).to_have_text("Q")
     page.locator("[data-grid=ovulate] [data-card='5H']").tap()
     expect(page.locator("#turn .gj-phase")).to_have_text("Phase 2 · action")

@@ -29,12 +29,15 @@ export function cardGrid(cards, button, attrs = {}) {
   }));
 }
 
+// A card to tap, named by its content: the face's name ("As de cœur"), what is written under it, and
+// the label for screen readers only. No aria-label of its own: the letter on the card ("A", "R")
+// would not be part of it (WCAG 2.5.3, label in name).
 export function cardButton(card, { onclick, disabled = false, pressed = null, sub = null, extraClass = "", label = null } = {}) {
   return h("button", {
     type: "button", class: `gj-card ${extraClass}`.trim(), "data-card": card, disabled,
-    "aria-pressed": pressed === null ? null : String(pressed),
-    "aria-label": `${cardName(card)}${label ? ` (${label})` : ""}`, onclick,
-  }, face(card), sub !== null ? h("small", { class: "gj-sub" }, sub) : null);
+    "aria-pressed": pressed === null ? null : String(pressed), onclick,
+  }, face(card), sub !== null ? h("small", { class: "gj-sub" }, sub) : null,
+  label ? h("span", { class: "gj-sr" }, ` (${label})`) : null);
 }
 
 // --- referee ------------------------------------------------------------------------------------
