@@ -80,11 +80,13 @@ class Round:
         self.mouchoir += mouchoir
         self.event({"type": "deal", "mouchoir": mouchoir})
 
-    def birth(self, pid: str) -> None:
+    def birth(self, pid: str, recorded: bool = True) -> None:
+        """Phase 0's birth: its own event, or (``recorded`` false) made by the ovulation after it."""
         gf, gm = self.uterus[pid]
         self.sheet.apply(("newborn", pid, gf, gm))
         self.uterus[pid] = None
-        self.event({"type": "birth", "player": pid})
+        if recorded:
+            self.event({"type": "birth", "player": pid})
 
     def ovulate(self, pid: str, gf: str) -> None:
         self.gf = gf
@@ -203,15 +205,24 @@ class Referee:
     def card(self, grid: str, card: str) -> None:
         self.page.locator(f"[data-grid={grid}] [data-card='{card}']").tap()
 
-    def ovulate(self, pid: str, gf: str) -> None:
-        expect_turn(self.page, pid, "ovulation")
-        self.card("ovulate", gf)  # the only play of phase 1: its cards are offered at once
+    def ovulate(self, pid: str, gf: str, born: bool = False) -> None:
+        """The only play of phase 1: its cards are offered at once. With ``born``, the player's phase 0
+        waits with nothing to choose: the ovulation makes it (the embryo is born first)."""
+        expect_turn(self.page, pid, "birth" if born else "ovulation")
+        if born:
+            gf_born, gm_born = self.game.uterus[pid]
+            expect(self.page.locator("#play [data-action=birth]")).to_have_count(0)
+            expect(self.page.locator("#play .gj-context [data-face]")).to_have_count(2)
+            self.game.birth(pid, recorded=False)
+        self.card("ovulate", gf)
         self.game.ovulate(pid, gf)
         expect(self.page.locator("#turn [data-revealed]")).to_have_attribute("data-revealed", gf)
+        if born:
+            newborn = self.page.locator(f"[data-sheet={pid}] [data-newborn='{gf_born}-{gm_born}']")
+            expect(newborn).to_be_visible()
 
     def fecundate(self, pid: str, gm: str) -> None:
-        self.page.locator("#play [data-action=fecundate]").tap()
-        self.card("fecundate", gm)
+        self.card("fecundate", gm)  # the turn's play with cards: offered at once, the other moves under them
         self.game.fecundate(pid, gm)
         gf = self.game.uterus[pid][0]
         expect(self.page.locator(f"[data-seat={pid}] [data-embryo='{gf}-{gm}']")).to_be_visible()
@@ -238,10 +249,11 @@ class Referee:
         """From the answer bar, while the fecundation is open: the aborter, then the card."""
         bar = self.page.locator("#answers")
         expect(bar.locator("[data-open]")).to_have_attribute("data-by", owner)
-        bar.locator(f"[data-action=abort][data-player={pid}]").tap()
-        # The only card that aborts it: the other black card of the fecundating GM's rank.
-        expect(bar.locator("[data-grid=abort] [data-card]")).to_have_text([re.compile(gm[:-1])])
-        self.card("abort", gm)
+        # The only card that aborts it, the other black card of the fecundating GM's rank, is on the
+        # aborter's button: one tap.
+        button = bar.locator(f"[data-action=abort][data-player={pid}]")
+        expect(button).to_have_attribute("data-card", gm)
+        button.tap()
         self.game.abort(pid, owner, gm)
         expect(self.page.locator(f"[data-seat={pid}] [data-formol-cards]")).to_have_attribute(
             "data-formol-cards", str(len(self.game.formol[pid]))
@@ -279,15 +291,13 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     game = Round()
     ref = Referee(page, game)
 
-    # The deal: two GM face up to the Mouchoir, exactly (the button waits for the second).
+    # The deal: two GM face up to the Mouchoir, exactly (the second sends it).
     for p in both:
         expect_turn(p, ALICE, "deal")
-    deal = page.locator("[data-action=deal]")
     ref.card("deal", "10S")
-    expect(deal).to_be_disabled()
+    expect(page.locator("#deal-picker [data-chosen]")).to_have_attribute("data-chosen", "1")
+    expect_turn(page, ALICE, "deal")
     ref.card("deal", "10C")
-    expect(deal).to_have_attribute("data-chosen", "2")
-    deal.tap()
     game.deal(["10S", "10C"])
     for p in both:
         expect_turn(p, ALICE, "ovulation")
@@ -315,9 +325,9 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     ref.ovulate(CAMILLE, "2D")
     ref.hold(CAMILLE)
     game.menstruation()
-    # Turn 4, Alice: her embryo is born (5 + EG 2); she holds back; Camille does not ejaculate on 9♥.
-    ref.birth(ALICE)
-    ref.ovulate(ALICE, "9H")
+    # Turn 4, Alice: her embryo is born (5 + EG 2) as 9♥ is ovulated; she holds back; Camille does
+    # not ejaculate on 9♥.
+    ref.ovulate(ALICE, "9H", born=True)
     ref.hold(ALICE)
     expect_turn(page, ALICE, "ejaculation")
     expect(page.locator("#ejaculation [data-holder]")).to_have_count(1)
@@ -340,8 +350,7 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     online_events = len(game.events)
 
     # Turn 6, Camille: her express embryo is born; 3♥ with 9♣.
-    ref.birth(CAMILLE)
-    ref.ovulate(CAMILLE, "3H")
+    ref.ovulate(CAMILLE, "3H", born=True)
     ref.fecundate(CAMILLE, "9C")
     # Turn 7, Alice takes Camille's embryo as a mère porteuse with 2♠ (EG 1 < 6; 9♣ to the Mouchoir);
     # 4♥, still revealed, goes to the contest: Basile ejaculates 8♠ alone and wins it.
@@ -352,14 +361,12 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     glance(page, "gjdlv-play-referee-contest")
     assert ref.ejaculate({BASILE: "8S"}) == BASILE
     # Turn 8, Basile: born at once (EG 4); 8♥ with 6♠, aborted by Alice with 6♣.
-    ref.birth(BASILE)
-    ref.ovulate(BASILE, "8H")
+    ref.ovulate(BASILE, "8H", born=True)
     ref.fecundate(BASILE, "6S")
     ref.abort(ALICE, BASILE, "6C")
     # Turn 9, Camille: a slip of the finger (2♣), taken back with the dock's undo, then A♥ with A♣,
     # which Alice aborts with A♠.
     ref.ovulate(CAMILLE, "AH")
-    page.locator("#play [data-action=fecundate]").tap()
     ref.card("fecundate", "2C")
     expect(page.locator(f"[data-seat={CAMILLE}] [data-embryo='AH-2C']")).to_be_visible()
     page.locator(".dock #undo").tap()
@@ -381,8 +388,7 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     glance(view, "gjdlv-play-view")
 
     # Turn 10, Alice: her surrogate embryo is born (EG 1); 10♥ with 9♠, her very last card: last lap.
-    ref.birth(ALICE)
-    ref.ovulate(ALICE, "10H")
+    ref.ovulate(ALICE, "10H", born=True)
     ref.fecundate(ALICE, "9S")
     assert game.last_lap == ALICE
     for p in both:
@@ -426,12 +432,12 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     scores = game.sheet.scores()
     assert scores == {ALICE: 25, BASILE: 9, CAMILLE: 9}
     assert {p["id"]: p["round_score"] for p in state["players"]} == scores
-    page.locator("[data-action=close-round]").tap()
+    # The round's scores are on the page with the one button that closes it.
     for pid in PLAYERS:
         row = page.locator(f"[data-confirm={pid}] td")
         expect(row.nth(1)).to_have_text(f"+{scores[pid]}")
         expect(row.nth(2)).to_have_text(str(scores[pid]))
-    page.locator("[data-action=confirm-close]").tap()
+    page.locator("[data-action=close-round]").tap()
     for p in both:
         expect_turn(p, BASILE, "deal")  # round 2 starts one seat on
         expect(p.locator("[data-round]")).to_have_text("2")
@@ -474,19 +480,17 @@ def test_answers_and_royal_births_in_the_abondantes_rules(phone, server):
 
     # Abondantes at three: 26 GM, 8 each, 2 to the Mouchoir.
     tap("[data-grid=deal] [data-card='10S']")
-    tap("[data-grid=deal] [data-card='10C']")
-    tap("[data-action=deal]")
+    tap("[data-grid=deal] [data-card='10C']")  # the last GM of the Mouchoir sends the deal
     expect(page.locator(f"[data-seat={ALICE}] [data-hand]")).to_have_attribute("data-hand", "8")
     # Alice: a Royal Ovum (Jack of hearts) takes any GM, imperials included.
     tap("[data-grid=ovulate] [data-card=JH]")
-    tap("#play [data-action=fecundate]")
     expect(page.locator("[data-grid=fecundate] [data-card=KC]")).to_be_visible()
     tap("[data-grid=fecundate] [data-card='5S']")
     embryo(ALICE, "JH-5S")
     # Basile: a number GF takes number GMs only. Camille aborts (the other 6, or a Jack "Guilde du
     # Cintre"); Basile cancels the abortion with his King "Manif pour Tous": the embryo stays.
     tap("[data-grid=ovulate] [data-card='4H']")
-    tap("#play [data-action=fecundate]")
+    expect(page.locator("[data-grid=fecundate] [data-card='9S']")).to_be_visible()
     expect(page.locator("[data-grid=fecundate] [data-card=KC]")).to_have_count(0)
     tap("[data-grid=fecundate] [data-card='6S']")
     answer(CAMILLE, "abort", "6C", ["6C", "JS", "JC"])
@@ -502,7 +506,6 @@ def test_answers_and_royal_births_in_the_abondantes_rules(phone, server):
     expect(page.locator("[data-cards=mouchoir] [data-face]")).to_have_count(4)  # 10♠ 10♣ + 6♣ R♠
     # Camille: the Queen of diamonds with 2♠.
     tap("[data-grid=ovulate] [data-card=QD]")
-    tap("#play [data-action=fecundate]")
     tap("[data-grid=fecundate] [data-card='2S']")
     # Alice's Jack is born: "Assassin Royal" removes Basile's embryo (GF to the Diva Cup), now or never.
     tap("#play [data-action=birth]")
@@ -539,15 +542,14 @@ def test_answers_and_royal_births_in_the_abondantes_rules(phone, server):
     sheet.apply(("steal", CAMILLE, ALICE))
     expect(page.locator(f"[data-sheet={CAMILLE}] [data-newborn='JH-5S']")).to_be_visible()
     # Camille holds back; at her next phase 0 the held GM goes face up to the Mouchoir: which one is asked.
+    # Alice's phase 0 has nothing to choose: her ovulation makes it (5♦ × 4♣ is born).
     tap("[data-grid=ovulate] [data-card='2H']")
     tap("#play [data-action=hold]")
-    tap("#play [data-action=birth]")
-    sheet.apply(("newborn", ALICE, "5D", "4C"))
+    expect(page.locator("#play [data-action=birth]")).to_have_count(0)
     tap("[data-grid=ovulate] [data-card='6D']")
-    tap("#play [data-action=fecundate]")
+    sheet.apply(("newborn", ALICE, "5D", "4C"))
     tap("[data-grid=fecundate] [data-card='7S']")
     tap("[data-grid=ovulate] [data-card='8D']")
-    tap("#play [data-action=fecundate]")
     tap("[data-grid=fecundate] [data-card='9S']")
     expect(page.locator("#play")).to_have_attribute("data-picking", "birth")
     glance(page, "gjdlv-play-referee-held")
@@ -595,20 +597,18 @@ def test_an_english_phone_sees_the_round_in_english(phone, server):
         expect(p.locator("#turn [data-step]")).to_have_text(
             "The deal: the GM are shared out equally, the rest goes face up to the Mouchoir."
         )
-    deal = page.locator("[data-action=deal]")
-    expect(deal).to_have_text("🃏 Deal 0 / 2 to the Mouchoir")
+    expect(page.locator("#deal-picker [data-chosen]")).to_have_text("0 / 2 to the Mouchoir")
     page.locator("[data-grid=deal] [data-card='10S']").tap()
     page.locator("[data-grid=deal] [data-card='10C']").tap()
-    deal.tap()
     # Phase 1: the picker asks which GF is revealed; the pictures are K Q J, named in English.
     expect(page.locator("#play h2")).to_have_text("Alice's ovulation: which GF is revealed?")
     king = page.locator("[data-grid=ovulate] [data-card=KH]")
     expect(king.locator(".gj-rank")).to_have_text("K")
-    expect(king).to_have_attribute("aria-label", "King of hearts")
+    expect(king).to_have_accessible_name("King of hearts")
     expect(page.locator("[data-grid=ovulate] [data-card=QD] .gj-rank")).to_have_text("Q")
     page.locator("[data-grid=ovulate] [data-card='5H']").tap()
     expect(page.locator("#turn .gj-phase")).to_have_text("Phase 2 · action")
-    expect(page.locator("#play [data-action=fecundate]")).to_contain_text("Fecundate")
+    expect(page.locator("#play h2")).to_have_text("Alice fecundates with which GM?")
     expect(page.locator("#play [data-action=hold]")).to_contain_text("Hold back")
     for p in (page, view):
         expect(p.locator("#turn [data-step]")).to_have_text(

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import logging
 import pickle
 import re
 import unicodedata
@@ -57,6 +58,8 @@ from typing import Any
 
 JSON = Any
 Handler = Callable[[dict, dict], None]
+
+log = logging.getLogger(__name__)
 
 NAME_MAX = 40
 # Arrays and objects nested in a request: the deepest real one is 3 (a table's ``options.titles``, a
@@ -224,8 +227,33 @@ def replay_onto(game_id: str, state: dict, events: Iterable[dict]) -> dict:
     log's events after a checkpoint of its state."""
     module = game(game_id)
     for event in events:
-        apply_in_place(module, state, event, known_fields=False)
+        replayed(module, state, event)
     return state
+
+
+def replayed(module, state: dict, event: JSON) -> bool:
+    """Apply one event of a stored log to ``state``; whether it was applied.
+
+    The log is the table's truth, and every event in it was accepted when it was written, but under
+    the rules of that day: one the rules refuse now (a rule made stricter since, such as a phase 0
+    that is now made at once where it used to wait) is kept as a no-op, logged, and the replay goes
+    on, so that no stored table ever becomes unreadable. A refusal changes nothing (every handler
+    checks before it mutates), so the state is the one before that event.
+    """
+    try:
+        apply_in_place(module, state, event, known_fields=False)
+    except RuleError as error:
+        log.warning(
+            "%s: a stored %s event is refused now (%s): replayed as a no-op", module.ID, _kind(event), error
+        )
+        return False
+    return True
+
+
+def _kind(event: JSON) -> str:
+    """An event's type, as far as it has one, for a line that names it."""
+    kind = event.get("type") if isinstance(event, dict) else None
+    return short(kind) if isinstance(kind, str) else "?"
 
 
 def undo(game_id: str, players: JSON, options: JSON, events: list[dict]) -> dict:
@@ -607,18 +635,28 @@ def story(game_id: str, players: JSON, options: JSON, entries: Iterable[dict]) -
         event = entry["event"]
         if entry.get("undone_version") is not None:
             kept.append((entry["undone_version"], copy.deepcopy(state)))
-        said.append(_described(module, state, event))
-        apply_in_place(module, state, event, known_fields=False)
+        said.append(_told(module, state, event))
     return said
 
 
-def _described(module, state: dict, event: JSON) -> dict:
+def _told(module, state: dict, event: JSON) -> dict:
+    """The event in words against ``state``, then applied to it as a stored log's event (`replayed`).
+
+    Never an exception: an event the rules refuse there is said to have had no effect
+    (``story.skipped``), and one they accept but its game cannot word (a bug in its ``describe``,
+    logged) gets a generic line naming its type (``story.unworded``): a table's story is read by its
+    history, its results page and its exports, which a sentence must never take down.
+    """
     try:
         code, params = module.describe(state, event)
-    except Exception:
-        # An event the rules refuse may not even have the fields its words read: applying it says why.
-        apply_in_place(module, copy.deepcopy(state), event, known_fields=False)
-        raise  # the rules accept it and yet it cannot be worded: a bug in describe
+        failure = None
+    except Exception as error:  # noqa: BLE001 - any failure to word it is answered below
+        failure = error
+    if not replayed(module, state, event):
+        return {"code": "story.skipped", "params": {"type": _kind(event)}}
+    if failure is not None:
+        log.error("%s: a %s event cannot be worded", module.ID, _kind(event), exc_info=failure)
+        return {"code": "story.unworded", "params": {"type": _kind(event)}}
     return {"code": code, "params": params}
 
 
@@ -631,8 +669,9 @@ def timeline(game_id: str, players: JSON, options: JSON, events: Iterable[dict])
     points = [_point(module.START, module.score(state))]
     last_was_milestone = True
     for event in events:
-        label = module.milestone(state, event)
-        apply_in_place(module, state, event, known_fields=False)
+        label = _milestone(module, state, event)
+        if not replayed(module, state, event):
+            continue  # kept as a no-op: no step of the chart
         last_was_milestone = label is not None
         if label is not None:
             points.append(_point(label, module.score(state)))
@@ -644,6 +683,16 @@ def timeline(game_id: str, players: JSON, options: JSON, events: Iterable[dict])
         "players": [{"id": p["id"], "name": p["name"]} for p in state["players"]],
         "points": points,
     }
+
+
+def _milestone(module, state: dict, event: JSON) -> tuple[str, dict] | None:
+    """The game's milestone label for ``event``, or None; a label that cannot be read is logged and
+    makes no point (the chart goes on without it)."""
+    try:
+        return module.milestone(state, event)
+    except Exception:  # noqa: BLE001 - a chart must never fail on one event
+        log.exception("%s: the milestone of a %s event cannot be read", module.ID, _kind(event))
+        return None
 
 
 def _point(label: tuple[str, dict], scores: dict) -> dict:

@@ -572,12 +572,20 @@ def notes(state: dict) -> list[Note]:
         found.append(Note("gjdlv.note_player_count", {"count": count}))
     if state["take"] is not None:
         owner = next(p for p in state["players"] if p["id"] == state["take"]["player"])
-        takes = any(allowed(check_steal_newborn, state, owner, victim) for victim in state["players"])
-        code = "gjdlv.take" if takes else "gjdlv.take_nothing"
+        code = "gjdlv.take" if _take_open(state) else "gjdlv.take_nothing"
         found.append(Note(code, {"player": owner["id"], "name": owner["name"]}))
     if state.get("play"):
         found += [Note(code, params) for code, params in gjdlv_play.notes(state)]
     return found
+
+
+def _take_open(state: dict) -> bool:
+    """Whether a Queen newborn's take may be recorded now: one is pending and an opponent holds a
+    newborn (else it is lost, and only the note says so)."""
+    if state["take"] is None:
+        return False
+    owner = next(p for p in state["players"] if p["id"] == state["take"]["player"])
+    return any(allowed(check_steal_newborn, state, owner, victim) for victim in state["players"])
 
 
 def _running(scores: list[int]) -> list[int]:
@@ -657,7 +665,7 @@ def view(state: dict) -> dict:
         "mode": state.get("mode", SHEET),
         "first_player": state["players"][state["first_seat"]]["id"],
         "play": gjdlv_play.view(state) if state.get("play") else None,
-        "take": dict(state["take"]) if state["take"] else None,
+        "take": dict(state["take"]) if _take_open(state) else None,
         "deck": deck(state["rules"]),
         "royal_points": dict(ROYAL_POINTS) if state["rules"] == ABONDANTES else {},
         "per_abortion": POINTS_PER_ABORTION,
@@ -904,6 +912,15 @@ MESSAGES.update(
             "{name} discards {held} from their urethra to the Mouchoir",
         ),
         "gjdlv.story.ovulate": ("{name} ovule {gf}", "{name} ovulates {gf}"),
+        # A phase 0 with nothing to choose, made by the next step recorded in its place.
+        "gjdlv.story.birth_ovulate": (
+            "{name} met au monde {born_gf} × {born_gm}, puis ovule {gf}",
+            "{name} gives birth to {born_gf} × {born_gm}, then ovulates {gf}",
+        ),
+        "gjdlv.story.birth_late_ovulate": (
+            "{name} perd son embryon {born_gf} × {born_gm}, commencé au dernier tour, puis ovule {gf}",
+            "{name} loses their embryo {born_gf} × {born_gm}, begun in the last lap, then ovulates {gf}",
+        ),
         "gjdlv.story.fecundate": ("{name} féconde {gf} avec {gm}", "{name} fecundates {gf} with {gm}"),
         "gjdlv.story.surrogate": (
             "{name} mère-porte l'embryon {gf} × {replaced} de {victim} avec {gm}",
@@ -1008,7 +1025,11 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
     if kind == "birth":
         return _describe_birth(state, player, event, who)
     if kind == "ovulate":
-        return "gjdlv.story.ovulate", {**who, "gf": face(read_gf(rules, event, "gf"))}
+        ovulated = {**who, "gf": face(read_gf(rules, event, "gf"))}
+        born = _phase_0_in_place(state)
+        if born:
+            return born[0], {**born[1], **ovulated}
+        return "gjdlv.story.ovulate", ovulated
     if kind == "fecundate":
         gm = face(read_gm(rules, event, "gm"))
         return "gjdlv.story.fecundate", {**who, "gf": face(play["gf"]), "gm": gm}
@@ -1057,6 +1078,21 @@ def _describe_birth(state: dict, player: dict, event: dict, who: dict) -> tuple[
     # holds one only by ejaculating it: the two never meet here, one is born or the other discarded.
     code = "gjdlv.story.birth_late" if embryo["gm"] in play["late"] else "gjdlv.story.birth"
     return code, {**who, **_pair(embryo)}
+
+
+def _phase_0_in_place(state: dict) -> tuple[str, dict] | None:
+    """The words of the active player's waiting phase 0 made by the ovulation recorded in its place
+    (`gjdlv_play.phase_0_forced`): a ``birth_*_ovulate`` code and the newborn's cards, None if
+    nothing waits or nothing is in it."""
+    play = state.get("play")
+    if not play or play["phase"] != "birth":
+        return None
+    embryo = play["seats"][play["active"]]["uterus"]
+    if embryo is None:
+        return None
+    born = {"born_gf": face(embryo["gf"]), "born_gm": face(embryo["gm"])}
+    late = embryo["gm"] in play["late"]
+    return ("gjdlv.story.birth_late_ovulate" if late else "gjdlv.story.birth_ovulate"), born
 
 
 def _describe_contest(state: dict, event: dict) -> tuple[str, dict]:

@@ -39,7 +39,11 @@ Decisions where the text is silent (RULES.md decides the rest):
 The Ovulation pile never runs out: it holds as many GF as the deck has GM (20, or 26 with the faces),
 every turn of a player holding a GM plays one, and the first player to play their last GM starts the
 last lap, which ends within a lap: a round has no more turns than GM dealt, nor than GF.
-- Phase 0 with nothing to birth or discard is made at once, without an event.
+- Phase 0 with nothing to birth or discard is made at once, without an event. One with nothing to
+  choose (an embryo to birth, no GM held back to name, no Queen or Jack whose take or removal
+  follows) waits, so that the answers to the act before it still come first, but the turn's
+  ovulation may be recorded in its place and makes it first (`phase_0_forced`): a step with nothing
+  to choose costs the referee no tap, and a `birth` stays accepted there.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ from engine.gjdlv_cards import (
 )
 
 PHASES = ("deal", "birth", "ovulation", "action", "ejaculation", "ended")
+ROYAL_EFFECTS = (
+    "Q",
+    "J",
+)  # the royal newborns whose birth opens a play: the Queen's take, the Jack's removal
 
 MESSAGES = {
     # What the table expects now: the step shown to everyone, and why another step is refused.
@@ -329,16 +337,19 @@ def _seat(state: dict, player: dict) -> dict:
     return state["play"]["seats"][state["players"].index(player)]
 
 
-def check_phase(state: dict, phase: str) -> None:
-    """The round is at ``phase``; else the refusal says what the table expects now."""
+def check_phase(state: dict, phase: str, *, through_phase_0: bool = False) -> None:
+    """The round is at ``phase``; else the refusal says what the table expects now. With
+    ``through_phase_0``, a phase 0 that waits with nothing to choose counts as the phase it leads to
+    (`phase_0_forced`: the step recorded in its place makes it first)."""
     play = state["play"]
-    if play["phase"] != phase:
+    current = _after_phase_0(state) if through_phase_0 and phase_0_forced(state) else play["phase"]
+    if current != phase:
         raise IllegalEvent(f"gjdlv.play.expect.{play['phase']}", name=_active(state)["name"], gf=play["gf"])
 
 
-def check_turn(state: dict, player: dict, phase: str) -> None:
-    """``player`` is the active player and the turn is at ``phase``."""
-    check_phase(state, phase)
+def check_turn(state: dict, player: dict, phase: str, *, through_phase_0: bool = False) -> None:
+    """``player`` is the active player and the turn is at ``phase`` (see `check_phase`)."""
+    check_phase(state, phase, through_phase_0=through_phase_0)
     active = _active(state)
     if player is not active:
         raise IllegalEvent("gjdlv.play.not_your_turn", name=player["name"], active=active["name"])
@@ -375,7 +386,7 @@ def check_birth(state: dict, player: dict, held: str | None) -> None:
 
 
 def check_ovulate(state: dict, player: dict, gf: str) -> None:
-    check_turn(state, player, "ovulation")
+    check_turn(state, player, "ovulation", through_phase_0=True)
     check_unseen(state, gf)
 
 
@@ -534,8 +545,15 @@ def _play_card(state: dict, player: dict) -> None:
     """A GM leaves ``player``'s hand; the very last one announces the last lap."""
     seat = _seat(state, player)
     seat["hand"] -= 1
-    if not seat["hand"] and state["play"]["last_lap"] is None:
-        state["play"]["last_lap"] = player["id"]
+    play = state["play"]
+    if not seat["hand"] and play["last_lap"] is None:
+        play["last_lap"] = player["id"]
+        if player is _active(state) and play["phase"] == "ovulation":
+            # An answer to the act just before the announcer's turn, whose phase 0 was made at once
+            # (nothing in it) when that act ended the turn before: the answer belongs to the act's
+            # moment, so that phase 0 is the first after the announcement, and it ends the round
+            # (RULES.md §2 Decision), as a phase 0 with an embryo to birth would.
+            play["phase"] = "ended"
 
 
 def _start_turn(state: dict, seat_index: int) -> None:
@@ -551,11 +569,37 @@ def _start_turn(state: dict, seat_index: int) -> None:
 
 
 def _after_birth(state: dict) -> None:
+    state["play"]["phase"] = _after_phase_0(state)
+
+
+def _after_phase_0(state: dict) -> str:
+    """The phase the active player's phase 0 leads to: the ovulation, or the round's end for the
+    announcer's phase 0 after the last card."""
+    return "ended" if state["play"]["last_lap"] == _active(state)["id"] else "ovulation"
+
+
+def phase_0_forced(state: dict) -> bool:
+    """Whether the active player's phase 0 waits with nothing to choose: no GM held back to name, and
+    no Queen or Jack coming to term (its take or removal is played right after its birth, or said
+    lost), and it leads to an ovulation. The turn's next step, `ovulate`, may then be recorded in its
+    place, and makes it first: a step with nothing to choose costs the referee no tap, and the phase
+    0 still comes after the answers to the act before it. A `birth` stays accepted there, for the
+    clients that send it. The announcer's last phase 0, which ends the round, keeps its own `birth`:
+    the table sees the round's final scores before closing it."""
     play = state["play"]
-    if play["last_lap"] == _active(state)["id"]:
-        play["phase"] = "ended"  # the announcer's phase 0 after the last card ends the round
-    else:
-        play["phase"] = "ovulation"
+    if play["phase"] != "birth" or _after_phase_0(state) != "ovulation":
+        return False
+    seat = play["seats"][play["active"]]
+    embryo = seat["uterus"]
+    royal = bool(embryo) and embryo["gm"] not in play["late"] and rank_of(embryo["gf"]) in ROYAL_EFFECTS
+    return not seat["held"] and not royal
+
+
+def _make_phase_0(state: dict) -> None:
+    """The active player's phase 0, if it waits (with nothing to choose: `phase_0_forced`), made by
+    the ovulation recorded in its place."""
+    if state["play"]["phase"] == "birth":
+        _phase_0(state, _active(state), None)
 
 
 def _next_turn(state: dict) -> None:
@@ -610,6 +654,12 @@ def birth(state: dict, event: dict) -> None:
     held = read_gm(state["rules"], event, "held") if event.get("held") is not None else None
     check_birth(state, player, held)
     _step(state)
+    _phase_0(state, player, held)
+
+
+def _phase_0(state: dict, player: dict, held: str | None) -> None:
+    """``player``'s phase 0: their embryo born (or, begun in the last lap by another than the
+    announcer, gone), the GM held back in their urethra face up to the Mouchoir."""
     seat = _seat(state, player)
     embryo = seat["uterus"]
     if embryo and embryo["gm"] in state["play"]["late"]:
@@ -636,6 +686,7 @@ def ovulate(state: dict, event: dict) -> None:
     gf = read_gf(state["rules"], event, "gf")
     check_ovulate(state, player, gf)
     _step(state)
+    _make_phase_0(state)
     play = state["play"]
     play["gf"] = gf
     play["ovulation"] -= 1
@@ -742,6 +793,7 @@ def abort(state: dict, event: dict) -> None:
     act = state["play"]["open"][-1]
     owner = _player(state, act["player"])
     _seat(state, owner)["uterus"] = None
+    _emptied(state, owner)
     _seat(state, player)["formol"] += [act["gf"], act["gm"], card]
     player["abortions"] += 1
     state["play"]["open"].append(
@@ -787,6 +839,15 @@ def _restored(state: dict, owner: dict) -> None:
     play = state["play"]
     if owner is _active(state) and play["phase"] in ("ovulation", "action", "ended"):
         play["phase"] = "birth"
+
+
+def _emptied(state: dict, owner: dict) -> None:
+    """An embryo taken from the active player while their phase 0 waits for its birth (a fécondation
+    express aborted): with nothing left to birth or discard, that phase 0 is made at once, as
+    `_start_turn` makes an empty one (and `_restored` waits again if a King gives the embryo back)."""
+    seat = _seat(state, owner)
+    if owner is _active(state) and state["play"]["phase"] == "birth" and not seat["held"]:
+        _after_birth(state)
 
 
 def remove_embryo(state: dict, event: dict) -> None:
@@ -858,6 +919,8 @@ def choices(state: dict) -> list[dict]:
             offer({"type": "birth", "player": active["id"]}, "held", free["gm"])
         else:
             offer({"type": "birth", "player": active["id"]}, None, None)
+        if phase_0_forced(state):  # the ovulation, recorded in its place, makes it first
+            offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
     elif phase == "ovulation":
         offer({"type": "ovulate", "player": active["id"]}, "gf", free["gf"])
     elif phase == "action":
@@ -933,7 +996,7 @@ def view(state: dict) -> dict:
         "diva_cup": list(play["diva_cup"]),
         "open": [dict(act) for act in play["open"]],
         "last_lap": play["last_lap"],
-        "removal": dict(play["removal"]) if play["removal"] else None,
+        "removal": dict(play["removal"]) if _removal_open(state) else None,
         "deal": {"per_player": per, "mouchoir": left},
         "unseen": free,
         "hidden": sum(seat["hand"] + seat["held"] for seat in play["seats"]),
@@ -975,7 +1038,16 @@ def notes(state: dict) -> list[tuple[str, dict]]:
         found.append(("gjdlv.play.last_lap", {"player": announcer["id"], "name": announcer["name"]}))
     if play["removal"]:
         owner = _player(state, play["removal"]["player"])
-        removes = any(allowed(check_removal, state, owner, victim) for victim in state["players"])
-        code = "gjdlv.play.removal" if removes else "gjdlv.play.removal_nothing"
+        code = "gjdlv.play.removal" if _removal_open(state) else "gjdlv.play.removal_nothing"
         found.append((code, {"player": owner["id"], "name": owner["name"]}))
     return found
+
+
+def _removal_open(state: dict) -> bool:
+    """Whether a Jack newborn's removal may be recorded now: one is pending and an opponent has an
+    embryo to remove (else it is lost, and only the note says so)."""
+    removal = state["play"]["removal"]
+    if removal is None:
+        return False
+    owner = _player(state, removal["player"])
+    return any(allowed(check_removal, state, owner, victim) for victim in state["players"])

@@ -172,6 +172,12 @@ COMMON = {
     "not_found": ("Rien ici.", "Nothing here."),
     "method_not_allowed": ("Méthode non permise ici.", "Method not allowed here."),
     "bad_request": ("Requête invalide.", "Bad request."),
+    # A table's story (`engine.core.story`): the lines of the events a game's own words cannot say.
+    "story.skipped": (
+        "Action «\u00a0{type}\u00a0» sans effet\u00a0: les règles ne la permettent pas à ce moment",
+        "Action “{type}” with no effect: the rules do not allow it at this moment",
+    ),
+    "story.unworded": ("Action «\u00a0{type}\u00a0»", "Action “{type}”"),
 }
 
 _catalogue: dict[str, tuple[str, str]] | None = None

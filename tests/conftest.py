@@ -45,6 +45,34 @@ def postgres():
     cluster.stop()
 
 
+# --- replays skip nothing of a test's own logs -------------------------------------------------
+
+
+OLDER_RULES = "replays_a_log_of_older_rules"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", f"{OLDER_RULES}: the test replays events the rules refuse now, kept as no-ops on purpose"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _replays_skip_nothing(request, caplog):
+    """A replay keeps an event of a stored log that the rules refuse now as a no-op, and logs it
+    (`engine.core.replayed`): logs written under older rules stay readable. A test's own logs are
+    today's: an event skipped there is a mistake in the test (a state silently not the one meant),
+    unless the test is marked as replaying a log of older rules."""
+    yield
+    if request.node.get_closest_marker(OLDER_RULES) is None:
+        skipped = [
+            r.getMessage()
+            for r in caplog.records
+            if r.name == "engine.core" and "refused now" in r.getMessage()
+        ]
+        assert not skipped, f"a replay skipped events the rules refuse: {skipped}"
+
+
 # --- the app on each backend --------------------------------------------------------------------
 
 

@@ -378,6 +378,26 @@ def test_a_take_never_reaches_a_newborn_born_after_the_queen():
     refused(state, steal("p2", "p1"), "gjdlv.no_queen_take", IllegalEvent)
 
 
+def test_the_queen_takes_the_newborn_on_top_of_the_pile_even_one_itself_taken():
+    # Issue 25 item 4 (RULES.md §2 Decision): the nursery is a pile. p2's Queen takes p3's newborn,
+    # which lands on top of p2's nursery; p1's Queen then takes that one, not p2's own Queen.
+    state = table(
+        [
+            nb("p3", "4H", "9C"),
+            nb("p2", "3D", "3S"),
+            nb("p2", "QH", "2S"),
+            steal("p2", "p3"),
+            nb("p1", "QD", "5S"),
+        ],
+        options=ABONDANTES,
+    )
+    assert take_actions(state) == [("p1", "p2")]  # p3 has nothing left
+    state = core.apply(GAME, state, steal("p1", "p2"))
+    newborns = {p: [(n["gf"], n["gm"]) for n in seat(state, p)["newborns"]] for p in ("p1", "p2", "p3")}
+    assert newborns == {"p1": [("QD", "5S"), ("4H", "9C")], "p2": [("3D", "3S"), ("QH", "2S")], "p3": []}
+    assert (seat(state, "p1")["round_score"], seat(state, "p2")["round_score"]) == (0 + 10, 5 + 0)
+
+
 def test_two_queens_give_two_takes():
     state = table(
         [
@@ -399,6 +419,7 @@ def test_a_queen_with_no_opponent_newborn_grants_nothing():
     state = table([nb("p1", "QH", "2S")], options=ABONDANTES)
     view = core.view(GAME, state)
     assert take_actions(state) == []
+    assert view["take"] is None  # nothing may be recorded (issue 25 item 5); the note says it is lost
     assert {"code": "gjdlv.take_nothing", "params": {"player": "p1", "name": NAMES[0]}} in view["notes"]
 
 

@@ -130,6 +130,44 @@ DEAL3 = deal("9C", "10C")
 DEAL3A = deal("10S", "10C")
 
 
+# 3 players, simples: each fecundates in turn; then p1's phase 0 waits for 6♥ × 4♠.
+FIRST_LAP = [
+    ov("p1", "6H"),
+    fec("p1", "4S"),
+    ov("p2", "7H"),
+    fec("p2", "AS"),
+    ov("p3", "8H"),
+    fec("p3", "2S"),
+]
+
+
+def royal_lap(royal: str) -> list[dict]:
+    """3 players, abondantes: p1 fecundates ``royal`` (a red face) with 2♠, then p2 and p3 fecundate:
+    p1's phase 0 waits for that royal embryo, p2 and p3 each have one in gestation."""
+    return [
+        ov("p1", royal),
+        fec("p1", "2S"),
+        ov("p2", "4H"),
+        fec("p2", "9C"),
+        ov("p3", "5H"),
+        fec("p3", "AS"),
+    ]
+
+
+# 3 players, abondantes: p2's phase 0 waits for a Queen, p1 holding a newborn (4♥ × 9♣) to take.
+QUEEN_WAITING = [
+    ov("p1", "4H"),
+    fec("p1", "9C"),
+    ov("p2", "QH"),
+    fec("p2", "2S"),
+    ov("p3", "5H"),
+    hold("p3"),
+    birth("p1"),
+    ov("p1", "6H"),
+    fec("p1", "AS"),
+]
+
+
 def started(count: int = 3, rules: str = "simples", *events: dict) -> dict:
     first = {("simples", 3): DEAL3, ("abondantes", 3): DEAL3A}.get((rules, count))
     if first is None:
@@ -278,25 +316,17 @@ def test_a_sheet_table_has_no_play():
 
 
 def test_phase_0_births_the_embryo_into_the_nursery():
-    state = started(
-        3,
-        "simples",
-        ov("p1", "6H"),
-        fec("p1", "4S"),
-        ov("p2", "7H"),
-        fec("p2", "AS"),
-        ov("p3", "8H"),
-        fec("p3", "2S"),
-    )
+    state = started(3, "simples", *FIRST_LAP)
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     # Phase 0 is p1's; p3's fecundation may still be answered (by the other 2, in p1's or p2's hand).
+    # With nothing to choose in it, p1's ovulation may also be recorded in its place (issue 29).
     assert view(state)["actions"] == [
         {"type": "birth", "player": "p1"},
+        {"type": "ovulate", "player": "p1"},
         {"type": "abort", "player": "p1"},
         {"type": "abort", "player": "p2"},
     ]
     assert seat(state, "p1")["uterus"]["comes_to_term"] is True
-    refused(state, ov("p1", "9H"), "gjdlv.play.expect.birth")
     refused(state, birth("p2"), "gjdlv.play.not_your_turn")
     refused(state, birth("p1", "5S"), "gjdlv.play.nothing_held")
     state = go(state, birth("p1"))
@@ -339,6 +369,107 @@ def test_phase_0_births_and_discards_at_once():
     assert play(state)["diva_cup"] == ["6H", "7H", "8H"]
     state = go(state, birth("p1", "5S"))
     assert "5S" in play(state)["mouchoir"]
+
+
+# --- a phase 0 with nothing to choose: made by the step recorded in its place (issue 29) ----------
+
+
+def waiting_birth() -> dict:
+    """p1's phase 0 waits for 6♥ × 4♠, while p3's fecundation may be answered."""
+    return started(3, "simples", *FIRST_LAP)
+
+
+def test_the_ovulation_recorded_in_place_of_a_phase_0_with_nothing_to_choose_makes_it_first():
+    state = waiting_birth()
+    assert gjdlv_play.phase_0_forced(state)
+    assert choice(state, {"type": "ovulate", "player": "p1"}) == play(state)["unseen"]["gf"]
+    # One event instead of two, the same state: the embryo born, then 9♥ revealed.
+    assert go(state, ov("p1", "9H")) == go(state, birth("p1"), ov("p1", "9H"))
+    assert nursery(go(state, ov("p1", "9H")), "p1") == [("6H", "4S")]
+    # The answers to p3's act still come first: they belong to its moment, before p1's phase 0.
+    aborted = go(state, abort("p2", "2C"))
+    assert go(aborted, ov("p1", "9H")) == go(aborted, birth("p1"), ov("p1", "9H"))
+    refused(state, ov("p2", "9H"), "gjdlv.play.not_your_turn")
+    refused(state, ov("p1", "6H"), "gjdlv.play.seen.uterus")  # the embryo's GF, born on the way
+    refused(state, fec("p1", "5S"), "gjdlv.play.expect.birth")  # only the next step, not beyond it
+    refused(state, CLOSE, "gjdlv.play.round_goes_on")
+
+
+def test_a_phase_0_with_a_gm_held_back_waits_for_its_own_event():
+    # p1 holds back and p2, p3 fecundate: p1's phase 0 must name the held GM going to the Mouchoir.
+    state = started(3, "simples", ov("p1", "6H"), hold("p1"), ov("p2", "7H"), fec("p2", "AS"), ov("p3", "8H"))
+    state = go(state, fec("p3", "2S"))
+    assert not gjdlv_play.phase_0_forced(state)
+    assert [a["type"] for a in view(state)["actions"] if a["player"] == "p1"] == ["birth", "abort"]
+    refused(state, ov("p1", "9H"), "gjdlv.play.expect.birth")
+
+
+def test_a_queen_or_jack_coming_to_term_waits_for_its_own_birth():
+    # Its birth opens the take or the removal (the very next event), or the note that it is lost.
+    jack = started(3, "abondantes", *royal_lap("JH"))
+    queen = started(3, "abondantes", *QUEEN_WAITING)
+    lost = started(3, "abondantes", *royal_lap("QH"))
+    for state, pid, after in (
+        (jack, "p1", "remove_embryo"),
+        (queen, "p2", "steal_newborn"),
+        (lost, "p1", None),
+    ):
+        assert play(state)["phase"] == "birth" and not gjdlv_play.phase_0_forced(state)
+        assert not offered(state, {"type": "ovulate", "player": pid})
+        refused(state, ov(pid, "9H"), "gjdlv.play.expect.birth")
+        born = go(state, birth(pid))
+        if after:
+            assert after in {a["type"] for a in view(born)["actions"]}
+        else:
+            assert any(note["code"] == "gjdlv.take_nothing" for note in view(born)["notes"])
+
+
+# 6 players, 3 GM each. p1 holds back; p2 announces with an abortion (their last card) in p4's turn.
+LAST_LAP_BY_P2 = [
+    ov("p1", "AH"),
+    hold("p1"),
+    ov("p2", "2H"),
+    fec("p2", "2S"),
+    ov("p3", "3H"),
+    fec("p3", "3S"),
+    abort("p2", "3C"),
+    ov("p4", "4H"),
+    fec("p4", "4S"),
+    abort("p2", "4C"),
+]
+# Then p6 leaves 6♥ and p1, next, ejaculates on it: a fécondation express begun in the last lap.
+LATE_EXPRESS = [
+    *LAST_LAP_BY_P2,
+    ov("p5", "5H"),
+    hold("p5"),
+    ejac(),
+    ov("p6", "6H"),
+    hold("p6"),
+    ejac(p1="6S"),
+]
+
+
+def test_an_embryo_begun_in_the_last_lap_leaves_with_the_ovulation_recorded_in_place_of_its_phase_0():
+    # As test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term: p1's express won in the last
+    # lap is not born at p1's phase 0; nothing to choose there, p1's ovulation makes it.
+    state = started(6, "simples", *LATE_EXPRESS)
+    assert gjdlv_play.phase_0_forced(state) and seat(state, "p1")["uterus"]["comes_to_term"] is False
+    assert go(state, ov("p1", "7H")) == go(state, birth("p1"), ov("p1", "7H"))
+    after = go(state, ov("p1", "7H"))
+    assert nursery(after, "p1") == [] and "6S" in play(after)["mouchoir"] and "6H" in play(after)["diva_cup"]
+
+
+def test_the_announcers_last_phase_0_keeps_its_own_birth():
+    # It ends the round: the table sees the final scores, the last newborn counted, before closing.
+    state, _ = two_player_round(last_abort=False)
+    state = go(state, birth("p2"), ov("p2", "10D"), fec("p2", "10C"))
+    assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
+    assert not gjdlv_play.phase_0_forced(state)
+    assert [a for a in view(state)["actions"] if a["type"] in ("birth", "close_round", "ovulate")] == [
+        {"type": "birth", "player": "p1"}
+    ]
+    refused(state, ov("p1", "AH"), "gjdlv.play.expect.birth")
+    refused(state, CLOSE, "gjdlv.play.round_goes_on")
 
 
 # --- phase 1: ovulation ---------------------------------------------------------------------------
@@ -510,23 +641,59 @@ def test_nobody_ejaculating_is_menstruation():
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
 
 
+# 3 players, simples: p1 holds back; p2 fecundates; p3, just before p1, leaves 6♥: p1 ejaculates on it
+# and is next (a fécondation express).
+EXPRESS = [
+    ov("p1", "AH"),
+    hold("p1"),
+    ov("p2", "2H"),
+    fec("p2", "5S"),
+    ov("p3", "6H"),
+    hold("p3"),
+    ejac(p1="4S"),
+]
+
+
 def test_the_fecondation_express_is_born_at_once():
-    # p1 holds back; p2 fecundates; p3, just before p1, leaves 6♥: p1 ejaculates on it and is next.
-    state = started(
-        3,
-        "simples",
-        ov("p1", "AH"),
-        hold("p1"),
-        ov("p2", "2H"),
-        fec("p2", "5S"),
-        ov("p3", "6H"),
-        hold("p3"),
-        ejac(p1="4S"),
-    )
+    state = started(3, "simples", *EXPRESS)
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     assert seat(state, "p1")["uterus"]["comes_to_term"] is True
     state = go(state, birth("p1"))
     assert nursery(state, "p1") == [("6H", "4S")] and player(state, "p1")["round_score"] == 5 + 2
+
+
+def express_aborted() -> dict:
+    """`EXPRESS`, which p2 aborts with the other 4."""
+    return started(3, "simples", *EXPRESS, abort("p2", "4C"))
+
+
+def test_a_fecondation_express_aborted_leaves_nothing_for_phase_0_which_is_made_at_once():
+    # Issue 25 item 1: the phase waited for a `birth` with nothing in it, and that empty birth,
+    # once recorded, could not be worded: the table's history answered 422 from then on.
+    state = express_aborted()
+    assert uterus(state, "p1") is None and seat(state, "p1")["held"] is False
+    assert (play(state)["phase"], play(state)["active"]) == ("ovulation", "p1")
+    refused(state, birth("p1"), "gjdlv.play.expect.ovulation")
+    # The abortion's chain stays open to the King (none in simples) until p1 ovulates.
+    assert [a["act"] for a in play(state)["open"]] == ["fecundation", "abortion"]
+    assert view(state)["actions"] == [{"type": "ovulate", "player": "p1"}]
+    state = go(state, ov("p1", "7H"))
+    assert play(state)["phase"] == "action" and nursery(state, "p1") == []
+    assert player(state, "p2")["round_score"] == 3
+
+
+def test_a_phase_0_left_waiting_with_nothing_in_it_by_older_rules_is_made_by_the_ovulation():
+    # A snapshot stored before issue 25 (the express aborted, the phase 0 still waiting, empty):
+    # nothing to choose there, so the ovulation goes through it, worded as a plain ovulation.
+    state = express_aborted()
+    state["play"]["phase"] = "birth"
+    assert gjdlv_play.phase_0_forced(state)
+    assert core.game(GAME).describe(state, ov("p1", "7H")) == (
+        "gjdlv.story.ovulate",
+        {"player": "p1", "name": "Ada", "gf": "7♥"},
+    )
+    after = go(state, ov("p1", "7H"))
+    assert (play(after)["phase"], play(after)["gf"], nursery(after, "p1")) == ("action", "7H", [])
 
 
 def test_menstruation_sends_the_left_gf_to_the_diva_cup():
@@ -637,7 +804,9 @@ def test_a_king_gives_back_the_embryo_before_its_owners_phase_0():
         ejac(p1="4S"),
         abort("p2", "4C"),
     )
-    assert (play(state)["phase"], uterus(state, "p1")) == ("birth", None)
+    # Nothing left to birth: p1's phase 0 is made at once (issue 25); the King gives the embryo back
+    # to that moment, and the phase 0 waits for its birth again.
+    assert (play(state)["phase"], uterus(state, "p1")) == ("ovulation", None)
     state = go(state, cancel("p3", "KC"))
     assert play(state)["phase"] == "birth" and uterus(state, "p1") == ("6H", "4S")
     assert nursery(go(state, birth("p1")), "p1") == [("6H", "4S")]
@@ -647,19 +816,9 @@ def test_a_king_gives_back_the_embryo_before_its_owners_phase_0():
 
 
 def test_a_queen_newborn_takes_an_opponents_most_recent_newborn_right_away():
-    state = started(
-        3,
-        "abondantes",
-        ov("p1", "4H"),
-        fec("p1", "9C"),
-        ov("p2", "QH"),
-        fec("p2", "2S"),
-        ov("p3", "5H"),
-        hold("p3"),
-        birth("p1"),
-    )
+    state = started(3, "abondantes", *QUEEN_WAITING[:7])
     assert nursery(state, "p1") == [("4H", "9C")]
-    state = go(state, ov("p1", "6H"), fec("p1", "AS"), birth("p2"))
+    state = go(state, *QUEEN_WAITING[7:], birth("p2"))
     assert nursery(state, "p2") == [("QH", "2S")] and view(state)["take"] == {"player": "p2"}
     assert [a for a in view(state)["actions"] if a["type"] == "steal_newborn"] == [
         {"type": "steal_newborn", "player": "p2", "from": "p1"}
@@ -669,7 +828,10 @@ def test_a_queen_newborn_takes_an_opponents_most_recent_newborn_right_away():
     assert player(state, "p2")["round_score"] == 0 + 10
 
 
-def test_a_queens_take_is_only_the_very_next_event():
+def test_a_queen_newborn_takes_the_newborn_on_top_of_the_opponents_nursery_even_one_itself_taken():
+    # Issue 25 item 4 (RULES.md §2 Decision): the nursery is a pile. p2's Queen takes p1's newborn,
+    # which lands on top of p2's nursery; p1's Queen, born later, takes that one from p2, not p2's
+    # own Queen born before it.
     state = started(
         3,
         "abondantes",
@@ -678,31 +840,38 @@ def test_a_queens_take_is_only_the_very_next_event():
         ov("p2", "QH"),
         fec("p2", "2S"),
         ov("p3", "5H"),
-        hold("p3"),
+        fec("p3", "AS"),
         birth("p1"),
-        ov("p1", "6H"),
-        fec("p1", "AS"),
+        ov("p1", "QD"),
+        fec("p1", "3S"),
         birth("p2"),
-        ov("p2", "7H"),
+        steal("p2", "p1"),
+        ov("p2", "6H"),
+        fec("p2", "7S"),
+        birth("p3"),
+        ov("p3", "7H"),
+        fec("p3", "8S"),
+        birth("p1"),
     )
+    assert nursery(state, "p2") == [("QH", "2S"), ("4H", "9C")] and nursery(state, "p3") == [("5H", "AS")]
+    assert view(state)["take"] == {"player": "p1"}
+    state = go(state, steal("p1", "p2"))
+    assert nursery(state, "p1") == [("QD", "3S"), ("4H", "9C")] and nursery(state, "p2") == [("QH", "2S")]
+    assert player(state, "p1")["round_score"] == 0 + 10 and player(state, "p2")["round_score"] == 0
+
+
+def test_a_queens_take_is_only_the_very_next_event():
+    state = started(3, "abondantes", *QUEEN_WAITING, birth("p2"), ov("p2", "7H"))
     refused(state, steal("p2", "p1"), "gjdlv.no_queen_take")
 
 
 def test_a_queen_with_no_opponent_newborn_takes_nothing():
     # p1's Queen is born at p1's phase 0, before anyone else has a newborn.
-    first = started(
-        3,
-        "abondantes",
-        ov("p1", "QH"),
-        fec("p1", "2S"),
-        ov("p2", "4H"),
-        fec("p2", "9C"),
-        ov("p3", "5H"),
-        fec("p3", "AS"),
-        birth("p1"),
-    )
-    assert view(first)["take"] == {"player": "p1"}
+    first = started(3, "abondantes", *royal_lap("QH"), birth("p1"))
+    # Nothing may be recorded for it (issue 25 item 5): `take` is null, the note says it is lost.
+    assert view(first)["take"] is None
     assert {"code": "gjdlv.take_nothing", "params": {"player": "p1", "name": "Ada"}} in view(first)["notes"]
+    assert not [a for a in view(first)["actions"] if a["type"] == "steal_newborn"]
     refused(first, steal("p1", "p2"), "gjdlv.nothing_to_steal")
 
 
@@ -710,12 +879,7 @@ def test_a_jack_newborn_removes_an_opponents_embryo_as_the_very_next_event():
     state = started(
         3,
         "abondantes",
-        ov("p1", "JH"),
-        fec("p1", "2S"),
-        ov("p2", "4H"),
-        fec("p2", "9C"),
-        ov("p3", "5H"),
-        fec("p3", "AS"),
+        *royal_lap("JH"),
         birth("p1"),
     )
     assert nursery(state, "p1") == [("JH", "2S")] and player(state, "p1")["round_score"] == 5
@@ -738,12 +902,7 @@ def test_a_jacks_removal_is_lost_when_anything_else_comes_first():
     state = started(
         3,
         "abondantes",
-        ov("p1", "JH"),
-        fec("p1", "2S"),
-        ov("p2", "4H"),
-        fec("p2", "9C"),
-        ov("p3", "5H"),
-        fec("p3", "AS"),
+        *royal_lap("JH"),
         birth("p1"),
         ov("p1", "6H"),
     )
@@ -764,9 +923,11 @@ def test_a_jack_with_no_opponent_embryo_removes_nothing():
         ejac(),
         birth("p1"),
     )
-    assert play(state)["removal"] == {"player": "p1"}
+    # Nothing may be recorded for it (issue 25 item 5): `removal` is null, the note says it is lost.
+    assert play(state)["removal"] is None
     note = {"code": "gjdlv.play.removal_nothing", "params": {"player": "p1", "name": "Ada"}}
     assert note in view(state)["notes"]
+    assert not [a for a in view(state)["actions"] if a["type"] == "remove_embryo"]
     refused(state, remove("p1", "p2"), "gjdlv.play.no_embryo")
 
 
@@ -886,25 +1047,11 @@ def test_an_answer_with_the_very_last_card_announces_the_last_lap():
 
 
 def test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term():
-    # 6 players, 3 GM each. p1 holds back; p2 announces with an abortion (their last card) in p4's
-    # turn; p6 leaves 6♥ and p1, next, ejaculates on it: a fecondation express, but begun in the last
-    # lap by a player who did not announce it: never born, it leaves the uterus at p1's phase 0.
-    state = started(
-        6,
-        "simples",
-        ov("p1", "AH"),
-        hold("p1"),
-        ov("p2", "2H"),
-        fec("p2", "2S"),
-        ov("p3", "3H"),
-        fec("p3", "3S"),
-        abort("p2", "3C"),
-        ov("p4", "4H"),
-        fec("p4", "4S"),
-        abort("p2", "4C"),
-    )
+    # LATE_EXPRESS: p1's fecondation express is begun in the last lap by a player who did not
+    # announce it: never born, it leaves the uterus at p1's phase 0.
+    state = started(6, "simples", *LAST_LAP_BY_P2)
     assert play(state)["last_lap"] == "p2"
-    state = go(state, ov("p5", "5H"), hold("p5"), ejac(), ov("p6", "6H"), hold("p6"), ejac(p1="6S"))
+    state = go(state, *LATE_EXPRESS[len(LAST_LAP_BY_P2) :])
     assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
     assert uterus(state, "p1") == ("6H", "6S") and seat(state, "p1")["uterus"]["comes_to_term"] is False
     state = go(state, birth("p1"))
@@ -917,6 +1064,112 @@ def test_an_ejaculation_won_in_the_last_lap_does_not_come_to_term():
     assert uterus(state, "p1") == ("7H", "7S") and nursery(state, "p1") == []
     scores = {p["id"]: p["round_score"] for p in view(state)["players"]}
     assert scores == {"p1": 0, "p2": 3 + 3 + 5, "p3": 0, "p4": 0, "p5": 0, "p6": 0}
+
+
+@pytest.mark.parametrize("with_embryo", [False, True])
+def test_an_answer_with_the_last_card_just_before_the_announcers_turn_ends_the_round_at_that_phase_0(
+    with_embryo,
+):
+    # Issue 25 item 2 (RULES.md §2 Decision): "that player's next phase 0" is the first one after the
+    # announcement, whatever it holds. 6 players, 3 GM each: p2 aborts p1's fecundation with their
+    # last card, just before their own turn. With an embryo (2♥ × 2♠) p2's phase 0 births it and
+    # ends the round; with none (p3 aborted it), the phase 0 made at once ends it just the same.
+    events = [
+        ov("p1", "AH"),
+        fec("p1", "AS"),
+        abort("p2", "AC"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        *([] if with_embryo else [abort("p3", "2C")]),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        ov("p4", "4H"),
+        fec("p4", "4S"),
+        ov("p5", "5H"),
+        fec("p5", "5S"),
+        ov("p6", "6H"),
+        fec("p6", "6S"),
+        ov("p1", "7H"),
+        fec("p1", "7S"),
+        abort("p2", "7C"),
+    ]
+    state = started(6, "simples", *events)
+    assert play(state)["last_lap"] == "p2" and play(state)["active"] == "p2"
+    if with_embryo:
+        assert play(state)["phase"] == "birth"
+        assert [a for a in view(state)["actions"] if a["type"] == "ovulate"] == []
+        state = go(state, birth("p2"))
+    assert play(state)["phase"] == "ended"
+    assert view(state)["actions"] == [{"type": "close_round"}]
+    refused(state, ov("p2", "8H"), "gjdlv.play.expect.ended")
+    assert nursery(state, "p2") == ([("2H", "2S")] if with_embryo else [])
+    assert all(seat(state, p)["uterus"]["comes_to_term"] is False for p in ("p3", "p4", "p5", "p6"))
+    scores = {p["id"]: p["round_score"] for p in view(state)["players"]}
+    expected = {"p1": 0, "p2": 3 + 3, "p3": 3, "p4": 0, "p5": 0, "p6": 0}
+    if with_embryo:
+        expected.update(p2=3 + 3 + 5, p3=0)
+    assert scores == expected
+
+
+def test_the_announcers_fecondation_express_aborted_ends_the_round_at_once():
+    # 6 players, 3 GM each: p2 holds a GM back, then announces with an abortion (their last card in
+    # hand); a lap later p1, just before p2, leaves 8♥ and p2 wins it with the GM held back (a
+    # fécondation express, at p2's phase 0); p3 aborts it: that phase 0 has nothing left, and it
+    # ends the round.
+    state = started(
+        6,
+        "simples",
+        ov("p1", "AH"),
+        fec("p1", "AS"),
+        abort("p2", "AC"),
+        ov("p2", "2H"),
+        hold("p2"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p2", "3C"),  # p2's last card (one is held back): the last lap
+        ov("p4", "4H"),
+        fec("p4", "4S"),
+        ov("p5", "5H"),
+        fec("p5", "5S"),
+        ov("p6", "6H"),
+        fec("p6", "6S"),
+        ov("p1", "8H"),
+        hold("p1"),
+        ejac(p2="7S"),
+    )
+    assert (play(state)["phase"], play(state)["active"], uterus(state, "p2")) == ("birth", "p2", ("8H", "7S"))
+    assert seat(state, "p2")["uterus"]["comes_to_term"] is True
+    state = go(state, abort("p3", "7C"))
+    assert play(state)["phase"] == "ended" and nursery(state, "p2") == []
+    assert {"type": "close_round"} in view(state)["actions"]
+
+
+def test_the_announcers_embryo_won_with_a_gm_held_back_before_the_announcement_is_born_at_the_final_phase_0():
+    # Issue 25 item 3 (RULES.md §2 Decision). 6 players, 3 GM each: p1 holds a GM back, then plays
+    # their last card aborting p3's fecundation (the last lap); p4 leaves 4♥ and p1 wins it with the
+    # GM held back. Not next, p1 waits: the fecundations of p5 and p6 never come to term, p1's is
+    # born at p1's phase 0, which ends the round.
+    state = started(
+        6,
+        "simples",
+        ov("p1", "AH"),
+        hold("p1"),
+        ov("p2", "2H"),
+        fec("p2", "2S"),
+        abort("p1", "2C"),
+        ov("p3", "3H"),
+        fec("p3", "3S"),
+        abort("p1", "3C"),
+    )
+    assert play(state)["last_lap"] == "p1" and seat(state, "p1")["held"] is True
+    state = go(state, ov("p4", "4H"), hold("p4"), ejac(p1="5S"))
+    assert uterus(state, "p1") == ("4H", "5S") and seat(state, "p1")["uterus"]["comes_to_term"] is True
+    state = go(state, ov("p5", "5H"), fec("p5", "6S"), ov("p6", "6H"), fec("p6", "7S"))
+    assert seat(state, "p5")["uterus"]["comes_to_term"] is False
+    assert (play(state)["phase"], play(state)["active"]) == ("birth", "p1")
+    state = go(state, birth("p1"))
+    assert play(state)["phase"] == "ended" and nursery(state, "p1") == [("4H", "5S")]
+    assert player(state, "p1")["round_score"] == 3 + 3 + 5 + 1
 
 
 def test_the_announcers_last_card_held_back_then_ejaculated_is_born_at_the_final_phase_0():

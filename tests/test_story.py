@@ -17,9 +17,9 @@ import string
 import pytest
 
 from engine import core, existentiel, gjdlv, morto
-from engine.core import IllegalEvent, InvalidEvent
 from engine.messages import catalogue, text
 from tests.conftest import bearer
+from tests.test_gjdlv_play import FIRST_LAP, LATE_EXPRESS
 
 CHART_LABELS = {"measure", "start", "end", "round", "validation"}
 
@@ -307,20 +307,7 @@ FOUR_HOLDING = [
 def test_gjdlv_a_round_played_through_in_words():
     found: list[tuple[str, str]] = []
     # A birth; a held GM discarded at its player's phase 0.
-    found += tracker_said(
-        3,
-        "simples",
-        [
-            deal("9C", "10C"),
-            ov("p1", "6H"),
-            fec("p1", "4S"),
-            ov("p2", "7H"),
-            fec("p2", "AS"),
-            ov("p3", "8H"),
-            fec("p3", "2S"),
-            birth("p1"),
-        ],
-    )
+    found += tracker_said(3, "simples", [deal("9C", "10C"), *FIRST_LAP, birth("p1")])
     assert found[0] == ("gjdlv.story.deal", "Distribution : 6 GM chacun·e, au Mouchoir : 9♣ 10♣")
     assert found[-1] == ("gjdlv.story.birth", "Ada met au monde 6♥ × 4♠")
     held = tracker_said(
@@ -403,6 +390,7 @@ def test_gjdlv_a_round_played_through_in_words():
     assert removal[1] == ("gjdlv.story.ovulate", "Ada ovule J♥")
     found += surrogacy + aborted + removal
     found += last_lap()
+    found += phase_0_in_place()
     sheet = {"gjdlv.story.newborn", "gjdlv.story.abortion", "gjdlv.story.steal_newborn"}  # the test above
     assert {code for code, _ in found} | sheet == story_codes(gjdlv)
 
@@ -410,30 +398,7 @@ def test_gjdlv_a_round_played_through_in_words():
 def last_lap() -> list[tuple[str, str]]:
     """6 players, 3 GM each: an embryo begun in the last lap does not come to term; a player with no
     card left passes; the round is closed."""
-    late = tracker_said(
-        6,
-        "simples",
-        [
-            deal("9C", "10C"),
-            ov("p1", "AH"),
-            hold("p1"),
-            ov("p2", "2H"),
-            fec("p2", "2S"),
-            ov("p3", "3H"),
-            fec("p3", "3S"),
-            abort("p2", "3C"),
-            ov("p4", "4H"),
-            fec("p4", "4S"),
-            abort("p2", "4C"),
-            ov("p5", "5H"),
-            hold("p5"),
-            ejac(),
-            ov("p6", "6H"),
-            hold("p6"),
-            ejac(p1="6S"),
-            birth("p1"),
-        ],
-    )
+    late = tracker_said(6, "simples", [deal("9C", "10C"), *LATE_EXPRESS, birth("p1")])
     assert late[-1] == (
         "gjdlv.story.birth_late",
         "L'embryon 6♥ × 6♠ de Ada, commencé au dernier tour, ne vient pas à terme",
@@ -475,9 +440,24 @@ def last_lap() -> list[tuple[str, str]]:
     return late + passing
 
 
+def phase_0_in_place() -> list[tuple[str, str]]:
+    """A phase 0 with nothing to choose made by the ovulation recorded in its place (issue 29), for
+    a birth and for an embryo begun in the last lap."""
+    born = tracker_said(3, "simples", [deal("9C", "10C"), *FIRST_LAP, ov("p1", "9H")])
+    assert born[-1] == ("gjdlv.story.birth_ovulate", "Ada met au monde 6♥ × 4♠, puis ovule 9♥")
+    late_events = [deal("9C", "10C"), *LATE_EXPRESS]
+    late = tracker_said(6, "simples", [*late_events, ov("p1", "7H")])
+    assert late[-1] == (
+        "gjdlv.story.birth_late_ovulate",
+        "Ada perd son embryon 6♥ × 6♠, commencé au dernier tour, puis ovule 7♥",
+    )
+    return born + late
+
+
 # --- the whole log, undone events included ----------------------------------------------------------
 
 
+@pytest.mark.replays_a_log_of_older_rules
 def test_the_story_words_undone_events_against_the_state_they_were_applied_to():
     # v1 Marc touches; v2 Marc touches again (dies), v3 Zoé speaks to dead Marc; v4 undoes v3, v5
     # undoes v2; v6 a reveal where Marc holds a card again: valid only against the state after v1.
@@ -494,33 +474,56 @@ def test_the_story_words_undone_events_against_the_state_they_were_applied_to():
         "Zoé a parlé à Marc (mort·e) : lui donne une vie",
         "Révélation, manche 1 (Léa Re · Marc 5 · Zoé 3 · Yann Fante) : Zoé perd une vie",
     ]
-    # Without the undos, the same log is refused: Marc holds no card after dying.
-    with pytest.raises(IllegalEvent):
-        core.describe("morto", MORTO_PLAYERS, {"lives": 2}, [e["event"] for e in entries])
+    # Without the undos, the reveal is refused there (Marc holds no card after dying): said so.
+    words = core.describe("morto", MORTO_PLAYERS, {"lives": 2}, [e["event"] for e in entries])
+    assert words[-1] == SKIPPED("reveal")
 
 
-def test_describe_refuses_what_the_rules_refuse_and_changes_nothing():
-    events = [{"type": "touched_early", "player": "p1"}]  # the dealer may touch
-    with pytest.raises(IllegalEvent) as caught:
-        core.describe("morto", MORTO_PLAYERS, {}, events)
-    assert caught.value.code == "morto.dealer_may_touch"
-    # An event the words cannot even read (no open act to answer): the rule's refusal, not a crash.
+def SKIPPED(kind: str) -> dict:  # noqa: N802 - a constant line, parametrised by the event's type
+    return {"code": "story.skipped", "params": {"type": kind}}
+
+
+@pytest.mark.replays_a_log_of_older_rules
+def test_what_the_rules_refuse_is_said_to_have_no_effect_and_changes_nothing(caplog):
+    # A stored log is the table's truth, written under the rules of its day: its story never fails.
+    events = [{"type": "touched_early", "player": "p1"}, {"type": "touched_early", "player": "p2"}]
+    words = core.describe("morto", MORTO_PLAYERS, {}, events)  # the dealer may touch: refused
+    assert words[0] == SKIPPED("touched_early")
+    assert words[1]["code"] == "morto.story.touched_early"
+    assert "morto.dealer_may_touch" in caplog.text
+    assert text("story.skipped", {"type": "touched_early"}) == (
+        "Action «\u00a0touched_early\u00a0» sans effet\u00a0: les règles ne la permettent pas à ce moment"
+    )
+    # An event the words cannot even read (no open act to answer), or of no known type: the same.
     tracker = ["Ada", "Bruno", "Chiara"], {"mode": "tracker", "rules": "abondantes"}
-    with pytest.raises(IllegalEvent) as caught:
-        core.describe("gjdlv", *tracker, [deal("10S", "10C"), cancel("p1", "KS")])
-    assert caught.value.code == "gjdlv.play.nothing_to_answer"
-    with pytest.raises(InvalidEvent) as caught:
-        core.describe("gjdlv", *tracker, [{"type": "nope"}])
-    assert caught.value.code == "unknown_event"
+    words = core.describe("gjdlv", *tracker, [deal("10S", "10C"), cancel("p1", "KS"), {"type": "nope"}, 7])
+    assert words[1:] == [SKIPPED("cancel"), SKIPPED("nope"), SKIPPED("?")]
+    timeline = core.timeline("morto", MORTO_PLAYERS, {}, events)
+    assert [p["label"]["code"] for p in timeline["points"]] == ["morto.story.start"]
 
 
-def test_a_describe_that_fails_on_an_accepted_event_is_a_bug_not_a_refusal(monkeypatch):
+def test_a_describe_that_fails_on_an_accepted_event_gets_a_generic_line_and_is_logged(monkeypatch, caplog):
     def broken(state, event):
         raise KeyError("oops")
 
     monkeypatch.setattr(morto, "describe", broken)
-    with pytest.raises(KeyError):
-        core.describe("morto", MORTO_PLAYERS, {}, [{"type": "touched_early", "player": "p2"}])
+    events = [{"type": "touched_early", "player": "p2"}, {"type": "touched_early", "player": "p3"}]
+    words = core.describe("morto", MORTO_PLAYERS, {}, events)
+    assert words == [{"code": "story.unworded", "params": {"type": "touched_early"}}] * 2
+    assert text(words[0]["code"], words[0]["params"], "en") == "Action “touched_early”"
+    assert "cannot be worded" in caplog.text and "KeyError: 'oops'" in caplog.text
+    # The events were applied all the same, and a milestone that cannot be read makes no point: the
+    # chart's point after the reveal counts both lost lives.
+    real = morto.milestone
+    monkeypatch.setattr(
+        morto, "milestone", lambda state, e: real(state, e) if e["type"] == "reveal" else broken(state, e)
+    )
+    reveal = {"type": "reveal", "cards": {"p1": 10, "p2": 9, "p3": 8, "p4": 2}}
+    points = core.timeline("morto", MORTO_PLAYERS, {}, [*events, reveal])["points"]
+    assert [p["scores"] for p in points] == [
+        {"p1": 3, "p2": 3, "p3": 3, "p4": 3},
+        {"p1": 3, "p2": 2, "p3": 2, "p4": 2},
+    ]
 
 
 # --- the web: history, results, timeline, export and import (both backends) ------------------------------

@@ -58,7 +58,7 @@ class Base:
         self._frozen = None
         for event in events:
             # As `core.replay` reads a log the server accepted: fields unchecked, the same state.
-            core.apply_in_place(module, state, event, known_fields=False)
+            core.replayed(module, state, event)
             self.events.append(event)
             if len(self.events) % every == 0:
                 self.checkpoints.append(_freeze(state))
@@ -91,7 +91,7 @@ class Base:
         start = length // CHECKPOINT_EVERY * CHECKPOINT_EVERY
         state = pickle.loads(self.checkpoints[start // CHECKPOINT_EVERY])
         for event in self.events[start:length]:
-            core.apply_in_place(self.module, state, event, known_fields=False)
+            core.replayed(self.module, state, event)
         # Kept for the next projection: the outbox is projected again at every tap, undo and all.
         self._earlier = (length, _freeze(state))
         return state

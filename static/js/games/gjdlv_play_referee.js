@@ -1,10 +1,13 @@
 // Le Grand Jeu de la Vie, a round played through card by card (table option mode "tracker"): the
 // referee's page, on the pieces of its table view (gjdlv_play.js). Loaded by the referee page of a
 // table played through only (gjdlv_referee.js `referee`).
-// The turn bar stays at the top; under it the play of the moment — the deal picker, the active
-// player's moves as big buttons, a card picker, the held-back contest sheet —, the royal births' take
-// or removal, closing the round, then the table. The answers (abortions, imperial bonuses) sit in a
-// bar at the bottom for as long as the engine lists them. Undo is the page shell's dock.
+// The turn bar stays at the top; under it the play of the moment — the deal picker, the cards of the
+// turn's play with its other moves as buttons under them, the held-back contest sheet —, the answers
+// (abortions, imperial bonuses) for as long as the engine lists them, the royal births' take or
+// removal, closing the round, then the table. Undo is the page shell's dock.
+// A tap that carries no information is never asked: a play is sent by the tap on its card (the
+// ovulation, a fecundation, the deal's last GM, an abortion with a single card), and a phase 0 with
+// nothing to choose is made by the ovulation the engine lists beside it.
 // Everything comes from the engine's view: the buttons from state.actions, the cards each offers from
 // state.play.choices (only the cards still possible that make the play legal), numbers and EG from
 // state.play and the sheet, every word from the catalogue in the page's one language. Nothing here
@@ -12,7 +15,7 @@
 import { byId, fill, h } from "../ui.js";
 import { isolate, t } from "../i18n.js";
 import { checkAnswers, record } from "../actions.js";
-import { colorOf, counted, face, gapTag, icon, noteCard, roundsCard, sheetsCard } from "./gjdlv.js";
+import { colorOf, counted, face, gapTag, icon, noteCard, pretty, roundsCard, sheetsCard } from "./gjdlv.js";
 import { cardButton, cardGrid, closeCard, queenCards, quiARaison } from "./gjdlv_referee.js";
 import { pair, pilesCard, pinUnderBar, seatOf, seatPart, turnBar } from "./gjdlv_play.js";
 
@@ -27,6 +30,7 @@ const choiceOf = (state, action) => state.play.choices.find((choice) => keyOf(ch
 // The EG (or CC) each GM would make with a GF, as the engine's "fecundations" check answers it:
 // written under the cards of a fecundation, a surrogacy, a contest. Nothing until it has answered.
 const answerTo = checkAnswers();
+const contestAnswer = (ctx, state, params) => answerTo(ctx, state, "ejaculation", params);
 function gapsWith(state, ctx, gf) {
   const answer = gf ? answerTo(ctx, state, "fecundations", { gf }) : null;
   if (!answer) return {};
@@ -83,6 +87,15 @@ function moveLabel(state, players, action) {
   }
 }
 
+// What a waiting phase 0 does, shown above the ovulation recorded in its place: the embryo born, or
+// (begun in the last lap) not.
+function phase0Context(state) {
+  const embryo = seatOf(state, state.play.active)?.uterus;
+  if (state.play.phase !== "birth" || !embryo) return null;
+  return [h("span", { class: "muted" }, t(embryo.comes_to_term ? "ui.gjdlv.is_born" : "ui.gjdlv.doomed")), " ",
+    pair(embryo.gf, embryo.gm)];
+}
+
 // The picker's question for a play whose card the table supplies.
 function pickTitle(state, players, action) {
   const name = players[action.player]?.name;
@@ -96,11 +109,13 @@ function pickTitle(state, players, action) {
   }
 }
 
-function pickerCard(state, players, ctx, action, choice, closable) {
+// A play's cards: a tap on one sends it. ``others``: the turn's other moves, as buttons under them.
+function pickerCard(state, players, ctx, action, choice, { closable = false, others = [] } = {}) {
   const seat = action.from ? seatOf(state, action.from) : seatOf(state, action.player);
   const context = action.type === "surrogate" && seat?.uterus ? pair(seat.uterus.gf, seat.uterus.gm)
     : action.type === "fecundate" && state.play.gf ? face(state.play.gf)
-      : action.type === "birth" && seat?.uterus ? [h("span", { class: "muted" }, t("ui.gjdlv.is_born")), " ", pair(seat.uterus.gf, seat.uterus.gm)] : null;
+      : action.type === "birth" && seat?.uterus ? [h("span", { class: "muted" }, t("ui.gjdlv.is_born")), " ", pair(seat.uterus.gf, seat.uterus.gm)]
+        : action.type === "ovulate" ? phase0Context(state) : null;
   const gf = action.type === "surrogate" ? seat?.uterus?.gf : action.type === "fecundate" ? state.play.gf : null;
   const gaps = gapsWith(state, ctx, gf);
   return h("section", { class: "card gj-play gj-picker", id: "play", "data-picking": action.type },
@@ -110,7 +125,28 @@ function pickerCard(state, players, ctx, action, choice, closable) {
       closable ? h("button", { type: "button", class: "secondary gj-clear", "data-action": "back", "aria-label": t("ui.gjdlv.back_to_moves"),
         onclick: () => { draft.pick = null; ctx.render(); } }, "✕") : null),
     cardGrid(choice.cards, (card) => cardButton(card, { sub: gaps[card]?.label ?? null, extraClass: gaps[card]?.cc ? "cc" : "",
-      onclick: () => play(ctx, action, { [choice.field]: card }) }), { "data-grid": action.type }));
+      onclick: () => play(ctx, action, { [choice.field]: card }) }), { "data-grid": action.type }),
+    others.length ? moveButtons(state, players, ctx, others, "gj-moves gj-more") : null);
+}
+
+// Moves as buttons: one without a card is sent at once, one with cards opens its picker.
+function moveButtons(state, players, ctx, moves, className = "gj-moves") {
+  return h("div", { class: className }, moves.map((action) => {
+    const choice = choiceOf(state, action);
+    return h("button", { type: "button", class: "gj-move", "data-action": action.type, "data-player": action.player,
+      "data-from": action.from ?? null,
+      onclick: () => {
+        if (choice?.field) { draft.pick = keyOf(action); ctx.render(); } else play(ctx, action);
+      } }, moveLabel(state, players, action));
+  }));
+}
+
+// The play whose cards are offered at once: the ovulation (which makes a phase 0 with nothing to
+// choose, when the engine lists it beside that birth), else the first listed play with cards that
+// names nobody else (a fecundation, the held GM at birth); a surrogacy first asks whose embryo.
+function primaryOf(state, moves) {
+  return moves.find((action) => action.type === "ovulate")
+    ?? moves.find((action) => choiceOf(state, action)?.field && !action.from);
 }
 
 function playCard(state, players, ctx) {
@@ -120,18 +156,12 @@ function playCard(state, players, ctx) {
   if (first.type === "deal") return dealCard(state, ctx, first, choiceOf(state, first));
   if (first.type === "ejaculate") return ejaculationCard(state, players, ctx, first, choiceOf(state, first));
   const picked = moves.find((action) => keyOf(action) === draft.pick);
-  if (picked) return pickerCard(state, players, ctx, picked, choiceOf(state, picked), true);
-  // A single play that needs a card (ovulation, the held GM at birth): its cards at once.
-  if (moves.length === 1 && choiceOf(state, first)?.field) return pickerCard(state, players, ctx, first, choiceOf(state, first), false);
-  return h("section", { class: "card gj-play", id: "play" },
-    h("div", { class: "gj-moves" }, moves.map((action) => {
-      const choice = choiceOf(state, action);
-      return h("button", { type: "button", class: "gj-move", "data-action": action.type, "data-player": action.player,
-        "data-from": action.from ?? null,
-        onclick: () => {
-          if (choice?.field) { draft.pick = keyOf(action); ctx.render(); } else play(ctx, action);
-        } }, moveLabel(state, players, action));
-    })));
+  if (picked) return pickerCard(state, players, ctx, picked, choiceOf(state, picked), { closable: true });
+  const primary = primaryOf(state, moves);
+  if (!primary) return h("section", { class: "card gj-play", id: "play" }, moveButtons(state, players, ctx, moves));
+  // The birth the ovulation makes is not a move of its own.
+  const others = moves.filter((action) => action !== primary && !(primary.type === "ovulate" && action.type === "birth"));
+  return pickerCard(state, players, ctx, primary, choiceOf(state, primary), { others });
 }
 
 // The deal: the GM left face up for the Mouchoir, exactly as many as the engine says.
@@ -139,19 +169,22 @@ function dealCard(state, ctx, action, choice) {
   const { per_player: per, mouchoir: count } = state.play.deal;
   const cards = choice?.cards ?? [];
   draft.deal = draft.deal.filter((card) => cards.includes(card));
+  // The last GM tapped sends the deal: the cards are all the information there is.
   const toggle = (card) => {
-    draft.deal = draft.deal.includes(card) ? draft.deal.filter((c) => c !== card) : [...draft.deal, card].slice(-count);
-    ctx.render();
+    draft.deal = draft.deal.includes(card) ? draft.deal.filter((c) => c !== card) : [...draft.deal, card];
+    if (draft.deal.length === count) play(ctx, action, { mouchoir: [...draft.deal] });
+    else ctx.render();
   };
   return h("section", { class: "card gj-play", id: "deal-picker" },
     h("h2", {}, t("ui.gjdlv.phase.deal")),
     h("p", { class: "hint" }, t(counted("ui.gjdlv.deal_hint", count), { per, count })),
-    count ? cardGrid(cards, (card) => cardButton(card, { pressed: draft.deal.includes(card), onclick: () => toggle(card) }),
-      { "data-grid": "deal" }) : null,
-    h("button", { type: "button", class: "primary gj-go", "data-action": "deal", "data-chosen": draft.deal.length,
-      disabled: draft.deal.length !== count, onclick: () => play(ctx, action, { mouchoir: [...draft.deal] }) },
-    icon("🃏"), " ", h("span", {}, t("ui.gjdlv.deal")),
-    count ? [" ", h("small", {}, t("ui.gjdlv.deal_chosen", { chosen: draft.deal.length, count }))] : null));
+    count ? [
+      h("p", { class: "gj-chosen", "data-chosen": draft.deal.length, "aria-live": "polite" },
+        t("ui.gjdlv.deal_chosen", { chosen: draft.deal.length, count })),
+      cardGrid(cards, (card) => cardButton(card, { pressed: draft.deal.includes(card), onclick: () => toggle(card) }),
+        { "data-grid": "deal" }),
+    ] : h("button", { type: "button", class: "primary gj-go", "data-action": "deal", onclick: () => play(ctx, action, { mouchoir: [] }) },
+      icon("🃏"), " ", h("span", {}, t("ui.gjdlv.deal"))));
 }
 
 // Phase 3: for each player holding a GM back, whether they ejaculate and with which card; one send.
@@ -162,6 +195,8 @@ function ejaculationCard(state, players, ctx, action, choice) {
   const gms = Object.fromEntries(holders.filter((pid) => draft.ejac[pid]).map((pid) => [pid, draft.ejac[pid]]));
   const who = Object.keys(gms).map((pid) => isolate(players[pid].name)).join(", ");
   const gaps = gapsWith(state, ctx, state.play.gf);
+  // Who wins, as the engine's contest check answers for the GMs chosen: before it is confirmed.
+  const verdict = who ? contestAnswer(ctx, state, { gf: state.play.gf, gms }) : null;
   return h("section", { class: "card gj-play gj-ejac", id: "ejaculation" },
     h("h2", {}, h("span", {}, t("ui.gjdlv.contest")), " ", state.play.gf ? face(state.play.gf) : null),
     h("p", { class: "hint" }, t("ui.gjdlv.contest_hint")),
@@ -174,11 +209,15 @@ function ejaculationCard(state, players, ctx, action, choice) {
       cardGrid(may[pid], (card) => cardButton(card, { pressed: draft.ejac[pid] === card, sub: gaps[card]?.label ?? null,
         onclick: () => { if (draft.ejac[pid] === card) delete draft.ejac[pid]; else draft.ejac[pid] = card; ctx.render(); } }),
       { "data-grid": `ejaculate-${pid}` }))),
-    h("div", { class: "gj-two" },
-      h("button", { type: "button", class: "secondary", "data-action": "ejaculate-none", onclick: () => play(ctx, action, { gms: {} }) },
-        t("ui.gjdlv.nobody")),
-      h("button", { type: "button", class: "primary", "data-action": "ejaculate-confirm", disabled: !who,
-        onclick: () => play(ctx, action, { gms }) }, who ? t("ui.gjdlv.ejaculate_who", { names: who }) : t("ui.gjdlv.choose_gm"))));
+    // What will happen and the buttons that make it, kept together in reach above the dock.
+    h("div", { class: "gj-decide" },
+      verdict ? h("p", { class: `gj-verdict-line ${verdict.ok ? "yes" : "no"}`, role: "status", "data-winner": verdict.winner ?? "",
+        "data-answer": verdict.code }, pretty(t(verdict.code, { ...verdict, ...verdict.params }), players)) : null,
+      h("div", { class: "gj-two" },
+        h("button", { type: "button", class: "secondary", "data-action": "ejaculate-none", onclick: () => play(ctx, action, { gms: {} }) },
+          t("ui.gjdlv.nobody")),
+        h("button", { type: "button", class: "primary", "data-action": "ejaculate-confirm", disabled: !who,
+          onclick: () => play(ctx, action, { gms }) }, who ? t("ui.gjdlv.ejaculate_who", { names: who }) : t("ui.gjdlv.choose_gm")))));
 }
 
 // The Jack newborn's removal, as the engine lists it: one button per opponent's embryo.
@@ -220,11 +259,18 @@ function answerBar(state, players, ctx) {
         choice.cards.map((card) => cardButton(card, { onclick: () => play(ctx, opened, { [choice.field]: card }) })))) : null,
     h("div", { class: "gj-answer-row" }, answers.map((action) => {
       const pressed = keyOf(action) === draft.answer;
+      // With a single card possible (the other black of the rank, in the Simples Règles) the tap plays it.
+      const cards = choiceOf(state, action)?.cards ?? [];
+      const only = cards.length === 1 ? cards[0] : null;
       return h("button", { type: "button", class: "gj-answer-btn", "data-action": action.type, "data-player": action.player,
-        "aria-pressed": String(pressed), style: `--pc:${colorOf(state, action.player)}`,
-        onclick: () => { draft.answer = pressed ? null : keyOf(action); ctx.render(); } },
-      icon(action.type === "abort" ? "🧪" : "👑"), " ", h("strong", {}, players[action.player].name), " ",
-      h("small", {}, t(action.type === "abort" ? "ui.gjdlv.answer.abort" : "ui.gjdlv.answer.cancel")));
+        "aria-pressed": only ? null : String(pressed), "data-card": only, style: `--pc:${colorOf(state, action.player)}`,
+        onclick: () => {
+          if (only) { play(ctx, action, { [choiceOf(state, action).field]: only }); return; }
+          draft.answer = pressed ? null : keyOf(action);
+          ctx.render();
+        } },
+      h("span", { class: "gj-answer-who" }, icon(action.type === "abort" ? "🧪" : "👑"), " ", h("strong", {}, players[action.player].name)),
+      h("small", {}, t(action.type === "abort" ? "ui.gjdlv.answer.abort" : "ui.gjdlv.answer.cancel"), only ? [" ", face(only)] : null));
     })));
 }
 
@@ -239,6 +285,8 @@ export function trackerReferee(root, state, ctx) {
     queenCards(state, players, ctx),
     removalCard(state, players, ctx),
     playCard(state, players, ctx),
+    // In the page's flow, never over it: the board stays in view, the answer just under the play.
+    answerBar(state, players, ctx),
     closeCard(state, ctx),
     // The notes under the play: the turn bar already flags the last lap, and a royal birth's
     // now-or-never play has its own card above.
@@ -246,6 +294,5 @@ export function trackerReferee(root, state, ctx) {
     pilesCard(state),
     sheetsCard(state, true, seatPart(state)),
     roundsCard(state),
-    quiARaison(state, players, ctx),
-    answerBar(state, players, ctx));
+    quiARaison(state, players, ctx));
 }

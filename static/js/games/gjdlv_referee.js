@@ -29,12 +29,15 @@ export function cardGrid(cards, button, attrs = {}) {
   }));
 }
 
+// A card to tap, named by its content: the face's name ("As de cœur"), what is written under it, and
+// the label for screen readers only. No aria-label of its own: the letter on the card ("A", "R")
+// would not be part of it (WCAG 2.5.3, label in name).
 export function cardButton(card, { onclick, disabled = false, pressed = null, sub = null, extraClass = "", label = null } = {}) {
   return h("button", {
     type: "button", class: `gj-card ${extraClass}`.trim(), "data-card": card, disabled,
-    "aria-pressed": pressed === null ? null : String(pressed),
-    "aria-label": `${cardName(card)}${label ? ` (${label})` : ""}`, onclick,
-  }, face(card), sub !== null ? h("small", { class: "gj-sub" }, sub) : null);
+    "aria-pressed": pressed === null ? null : String(pressed), onclick,
+  }, face(card), sub !== null ? h("small", { class: "gj-sub" }, sub) : null,
+  label ? h("span", { class: "gj-sr" }, ` (${label})`) : null);
 }
 
 // --- referee ------------------------------------------------------------------------------------
@@ -187,28 +190,33 @@ export function queenCards(state, players, ctx) {
       }))));
 }
 
+// Closing a round: on the score sheet, where closing is always listed, a tap asks to confirm it
+// over the round's scores; a round played through is listed as closable only once it has ended,
+// so its scores are shown at once with the one button that closes it.
 export function closeCard(state, ctx) {
   const action = actionsOf(state, "close_round")[0];
   if (!action) return null;
   const last = state.last_round;
   const label = t(last ? "ui.gjdlv.close_last" : "ui.gjdlv.close_round", { round: state.round, rounds: state.rounds });
-  if (!draft.confirm) {
+  const played = Boolean(state.play);
+  if (!draft.confirm && !played) {
     return h("section", { class: "card", id: "close-round" },
       h("button", { type: "button", class: "big-button", "data-action": "close-round", onclick: () => { draft.confirm = true; ctx.render(); } },
         icon("✓"), " ", h("span", {}, label)));
   }
+  const close = async () => { if (await record(ctx, action)) draft.confirm = false; };
   return h("section", { class: "card gj-confirm", id: "close-round" },
-    h("h2", {}, t("ui.gjdlv.close_confirm", { label })),
+    played ? null : h("h2", {}, t("ui.gjdlv.close_confirm", { label })), // the turn bar says the round is over
     h("table", { class: "sheet-table" },
       h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, t("ui.gjdlv.round")), h("th", {}, t("ui.gjdlv.total")))),
       h("tbody", {}, state.players.map((p) => h("tr", { "data-confirm": p.id },
         h("td", {}, p.name), h("td", {}, h("strong", {}, signed(p.round_score))), h("td", {}, p.projected_total))))),
     last ? said("p", { class: "hint", "data-rule": "gjdlv.game_ends" }, "gjdlv.game_ends") : null,
-    h("div", { class: "gj-two" },
-      h("button", { type: "button", class: "secondary", "data-action": "cancel-close", onclick: () => { draft.confirm = false; ctx.render(); } }, t("ui.gjdlv.resume")),
-      h("button", { type: "button", class: "primary", "data-action": "confirm-close", onclick: async () => {
-        if (await record(ctx, action)) draft.confirm = false;
-      } }, t("ui.gjdlv.confirm"))));
+    played
+      ? h("button", { type: "button", class: "primary gj-go", "data-action": "close-round", onclick: close }, icon("✓"), " ", h("span", {}, label))
+      : h("div", { class: "gj-two" },
+        h("button", { type: "button", class: "secondary", "data-action": "cancel-close", onclick: () => { draft.confirm = false; ctx.render(); } }, t("ui.gjdlv.resume")),
+        h("button", { type: "button", class: "primary", "data-action": "confirm-close", onclick: close }, t("ui.gjdlv.confirm"))));
 }
 
 // --- "Qui a raison ?": the engine's checks for table disputes ---------------------------------
