@@ -92,6 +92,14 @@ COMMON = {
         "La table a changé entre-temps (version {current}, pas {sent}) : rechargez puis rejouez.",
         "The table changed meanwhile (version {current}, not {sent}): reload and replay.",
     ),
+    "client_id_reused": (
+        "L'identifiant « {id} » désigne déjà un autre évènement à cette table : rien n'a été modifié.",
+        "The id “{id}” already names another event at this table: nothing was changed.",
+    ),
+    "undo_not_latest": (
+        "Rien n'a été annulé : l'évènement visé n'est plus le dernier en vigueur (la table a changé).",
+        "Nothing was undone: the event it names is no longer the latest in effect (the table changed).",
+    ),
     "busy": (
         "Le serveur est trop occupé pour écrire maintenant : réessayez.",
         "The server is too busy to write right now: try again.",
