@@ -4,6 +4,7 @@ import { clearToast, fill, h, toast, vibrate } from "./ui.js";
 import { note, recall, remember } from "./tables.js";
 import { follow } from "./live.js";
 import { TableSync } from "./sync.js";
+import { drawSetAside } from "./set_aside.js";
 import { ApiError } from "./api.js";
 import { has, lang, loadCatalogue, t } from "./i18n.js";
 
@@ -55,24 +56,6 @@ const ctx = {
   render: () => render(true),
 };
 
-function describe(event) {
-  if (!event) return t("ui.referee.rejected_undo");
-  const { type, ...params } = event;
-  return `${type} ${JSON.stringify(params)}`;
-}
-
-function renderRejected() {
-  fill(rejectedEl, table.rejected.length ? h("section", { class: "card rejected" },
-    h("h2", {}, t("ui.referee.rejected_title")),
-    h("p", { class: "hint" }, t("ui.referee.rejected_hint")),
-    table.rejected.map((entry) => h("div", { class: "reveal-row", "data-rejected": entry.op.id },
-      h("code", {}, describe(entry.op.event)),
-      h("div", { class: "rejected-reason" }, wording(entry.error)),
-      entry.error.rule ? h("a", { href: entry.error.rule, class: "rule-link" }, t("ui.shell.see_rule")) : null,
-      h("button", { type: "button", class: "secondary", onclick: () => table.dismiss(entry.seq) },
-        t("ui.referee.rejected_seen"))))) : null);
-}
-
 let drawn = null;
 
 // Redraws the game's panel only when the table changed (or the panel asks, for its own drafts):
@@ -93,7 +76,7 @@ function render(force = false) {
   const key = JSON.stringify([table.view, table.rejected.map((entry) => entry.seq)]);
   if (!force && key === drawn) return;
   drawn = key;
-  renderRejected();
+  drawSetAside(rejectedEl, table, wording, refused);
   module.referee(app, table.view, ctx);
   note(code, table.version, table.view); // the home page's "My tables" line
   // The story panel (history.js) and anything else that follows the table redraw from this.
