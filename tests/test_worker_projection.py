@@ -98,7 +98,9 @@ def pending_ops(rng: random.Random, events: list, count: int) -> list[dict]:
     return ops
 
 
-def set_base(events: list, version: int) -> dict:
+def set_base(events: list, version: int, start: int = 0, ids: list | None = None) -> dict:
+    """The base of ``events`` at ``version``; from ``start``, as `/log?tail=` gives it: the events
+    from there on, after the state of the first ``start``."""
     return jsonio.base_set(
         {
             "code": "K7QX2M",
@@ -106,7 +108,13 @@ def set_base(events: list, version: int) -> dict:
             "players": PLAYERS,
             "options": OPTIONS,
             "version": version,
-            "events": events,
+            "events": events[start:],
+            **(
+                {"start": start, "checkpoint": core.replay("morto", PLAYERS, OPTIONS, events[:start])}
+                if start
+                else {}
+            ),
+            **({"ids": ids[start:]} if ids else {}),
         }
     )
 
@@ -256,27 +264,10 @@ def test_the_page_talks_json_and_a_tap_sends_only_itself():
 # --- the end of the log, from a checkpoint (/log?tail=) ------------------------------------------
 
 
-def set_tail(events: list, start: int, version: int, ids: list | None = None) -> dict:
-    """The base as `/log?tail=` gives it: the events from ``start`` on, after the state of the first."""
-    return jsonio.base_set(
-        {
-            "code": "K7QX2M",
-            "game": "morto",
-            "players": PLAYERS,
-            "options": OPTIONS,
-            "version": version,
-            "start": start,
-            "checkpoint": core.replay("morto", PLAYERS, OPTIONS, events[:start]),
-            "events": events[start:],
-            "ids": ids[start:] if ids else None,
-        }
-    )
-
-
 @pytest.mark.parametrize("start", [0, 1, 5, 9, 17])
 def test_a_base_from_a_checkpoint_projects_as_the_whole_log_would(start):
     events = legal_log(random.Random(start), 22)
-    assert set_tail(events, start, 30) == {"version": 30, "length": 22}
+    assert set_base(events, 30, start) == {"version": 30, "length": 22}
     assert jsonio._base.state == core.replay("morto", PLAYERS, OPTIONS, events)
     rng = random.Random(start + 100)
     for _ in range(10):
@@ -294,11 +285,11 @@ def test_a_base_from_a_checkpoint_projects_as_the_whole_log_would(start):
 
 def test_an_undo_that_reaches_before_the_base_says_so():
     events = legal_log(random.Random(5), 10)
-    set_tail(events, 8, 10)
+    set_base(events, 10, 8)
     answer = project(10, [{"kind": "undo"}] * 3)
     assert [result["ok"] for result in answer["pending"]] == [True, True, False]
     assert answer["pending"][2]["error"]["code"] == jsonio.TOO_FAR
-    set_tail([], 0, 0)
+    set_base([], 0)
     assert project(0, [{"kind": "undo"}])["pending"][0]["error"]["code"] == "nothing_to_undo"
 
 
@@ -319,7 +310,7 @@ def tapped(version: int, pending: list) -> list:
 def test_an_undo_names_the_event_it_takes_back_and_is_set_aside_once_another_is_latest():
     """Finding 1 on the phone: B's undo meant Ana's touch on Ben (a1); A's touches on Cyd and Dom reach
     the server first. The undo would take back Dom's: set aside. B's touch on Eva, untouched, goes."""
-    set_tail([{"type": "touched_early", "player": "p2"}], 0, 1, ids=["a1"])
+    set_base([{"type": "touched_early", "player": "p2"}], 1, ids=["a1"])
     ops = tapped(1, [{"kind": "undo", "id": "b1"}, touch("p5", "b2")])
     assert ops[0]["meant"] == {"undo": "a1"}
     undo_words = project(1, [{"kind": "undo", "id": "b1"}])["pending"][0]["said"]
@@ -334,7 +325,7 @@ def test_an_undo_names_the_event_it_takes_back_and_is_set_aside_once_another_is_
 
 
 def test_an_undo_of_the_phones_own_waiting_tap_names_that_tap():
-    set_tail([], 0, 0)
+    set_base([], 0)
     ops = tapped(0, [touch("p3", "w1"), {"kind": "undo", "id": "w2"}])
     assert ops[1]["meant"] == {"undo": "w1"}
     # Once acknowledged, the tap is in the base with its id: the undo still means it.
@@ -345,7 +336,7 @@ def test_an_undo_of_the_phones_own_waiting_tap_names_that_tap():
 
 
 def test_taps_whose_meaning_changed_are_set_aside_the_others_go():
-    set_tail([], 0, 0)
+    set_base([], 0)
     ops = tapped(0, [touch("p3", "a1"), touch("p4", "a2"), touch("p3", "a3")])
     # Another phone touched Cyd: A's first touch on Cyd means something else; the second, judged on
     # the state without the first, still means "Cyd from 8 to 7".
@@ -359,7 +350,7 @@ def test_taps_whose_meaning_changed_are_set_aside_the_others_go():
 
 def test_the_changes_under_waiting_taps_are_worded_as_the_history_words_them():
     events = [{"type": "touched_early", "player": p} for p in ("p2", "p3", "p4")]
-    set_tail(events, 0, 3)
+    set_base(events, 3)
     undone = events[1:]
     added = [
         {"type": "touched_early", "player": "p5"},
