@@ -19,6 +19,10 @@ from engine.messages import worded
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 HISTORY_PAGE_MAX = 500  # entries of the history in one answer, when a page is asked for
+LOG_TAIL_MAX = 500  # events a ``/log?tail=`` may ask to hold at least (it reads 100 more at most)
+# Client ids one ``/log`` may ask about: a phone sends its taps one at a time, so only its oldest
+# waiting tap can have been applied unanswered; 64 leave room for a client that sends several.
+LOG_IDS_MAX = 64
 
 
 def body() -> dict:
@@ -165,9 +169,15 @@ def _written(answer: store.Answer, status: int) -> Response:
 def get_log(code: str):
     """What a client needs to replay the table itself (the referee's offline engine): setup and
     active events. With ``?since=<version>``, only what a client holding the log of that version
-    lacks: it keeps its first ``keep`` events and appends ``events``."""
+    lacks: it keeps its first ``keep`` events and appends ``events``. With ``?tail=<n>``, at least the
+    last ``n`` events, from a checkpoint of the state (``start``, ``checkpoint``). With ``?id=`` (one
+    per client id), which of those ids the table applied (``applied``). The whole log (none of these)
+    is a long read (`long_reads`): made once per version, a slice at a time."""
     found = table_or_404(code)
-    since = _count_arg("since", 0, None)
+    since, tail = _count_arg("since", 0, None), _count_arg("tail", 0, LOG_TAIL_MAX)
+    if since is not None and tail is not None:
+        raise Refused(422, "bad_field", field="tail")
+    asked = _client_ids_arg()
 
     def read(table) -> dict:
         answer = {
@@ -178,21 +188,35 @@ def get_log(code: str):
             "version": table.version,
             "state": core.view(table.game, table.state),
         }
-        if since is None:
-            events = store.active_events(table)
-        else:
+        if since is not None:
             if since > table.version:
                 raise Refused(422, "bad_field", field="since", max=table.version)
             answer["since"] = since
             answer["keep"], events = store.log_since(table, since)
+        elif tail is not None:
+            answer["start"], answer["checkpoint"], events = store.log_tail(table, tail)
+        else:
+            events = store.active_events(table)
         answer["events"] = [{"id": e.client_id, "event": e.payload} for e in events]
+        if asked is not None:
+            answer["applied"] = store.applied(table, asked)
         return answer
 
-    if since is not None:
+    if since is not None or tail is not None or asked is not None:
         return jsonify(store.steady(code, read)[1])
     return long_reads.respond(
         long_reads.read(found, "log", lambda row: long_reads.encoded(read(row), "events"))
     )
+
+
+def _client_ids_arg() -> list[str] | None:
+    """The client ids of ``?id=…&id=…`` (at most `LOG_IDS_MAX`, each a client id), or None if none."""
+    asked = request.args.getlist("id")
+    if not asked:
+        return None
+    if len(asked) > LOG_IDS_MAX or not all(map(store.is_client_id, asked)):
+        raise Refused(422, "bad_field", field="id", max=LOG_IDS_MAX)
+    return asked
 
 
 @bp.get("/tables/<code>/history")

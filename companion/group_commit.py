@@ -56,10 +56,10 @@ class Snapshot:
     in_effect: int
     warm: bool = False  # kept by this process since its last write here (`companion.warm`), not read
     # Known from this process's last write (a warm snapshot only): the JSON the row's ``state`` holds,
-    # and, when that write was an event, what undoing it goes back to: the event's id and the JSON of
-    # the state before it (`store.undo` then reads nothing and replays nothing).
+    # and, when that write was an event, what undoing it goes back to: the event's row id, the JSON of
+    # the state before it and its client id (`store.undo` then reads nothing and replays nothing).
     encoded: str | None = None
-    undo_to: tuple[int, str] | None = None
+    undo_to: tuple[int, str, str] | None = None
     # The latest events in effect as this process's writes left them (`store.entry`, newest last, at
     # most two): what an undo takes back and what the next one would, known without a read. Fewer
     # than ``in_effect`` and fewer than two: the ones before are not known here.

@@ -696,8 +696,10 @@ def schemas() -> dict:
         **event_schemas(),
         "Event": event_union(),
         "Undo": obj(
-            {"version": ref("Version"), "id": ref("ClientId")},
-            description="Send the `version` or an `id`, so that a retried undo cannot undo twice.",
+            {"version": ref("Version"), "id": ref("ClientId"), "event": ref("ClientId")},
+            description="Send the `version` or an `id`, so that a retried undo cannot undo twice; `event` "
+            "names the event it takes back (its client id): applied only while that event is the latest "
+            "in effect.",
         ),
         "CheckParams": obj(
             {
@@ -733,6 +735,9 @@ def schemas() -> dict:
                 "events": array(obj({"id": nullable(STRING), "event": {"type": "object"}}, ["id", "event"])),
                 "since": ref("Version"),
                 "keep": integer(0),
+                "start": integer(0),
+                "checkpoint": nullable({"type": "object"}),
+                "applied": array(ref("ClientId")),
             },
             ["code", "game", "players", "options", "version", "state", "events"],
         ),
@@ -842,7 +847,9 @@ ERRORS = {
     403: "Another table's secret (`wrong_secret`).",
     404: "No such table (`unknown_table`), check (`unknown_check`), calendar (`existentiel.no_calendar`, "
     "`existentiel.no_rendezvous`) or route (`not_found`).",
-    409: "The write carried a `version` that is not the table's (`stale_version`, params `sent`, `current`).",
+    409: "The write carried a `version` that is not the table's (`stale_version`, params `sent`, `current`); "
+    "its client `id` names another event already applied (`client_id_reused`, params `id`, `type`); an undo "
+    "names an event that is not the latest in effect (`undo_not_latest`, params `event`, `latest`).",
     413: "The body is over 64 KiB (`too_large`, params `max`).",
     415: "A body that is not `application/json` (`unsupported_media_type`).",
     422: "The engine refuses it, malformed or against the rules (`code` names the rule, e.g. "
@@ -1038,6 +1045,23 @@ def paths() -> dict:
                     "Only what a client holding the log of this version lacks: it keeps its first "
                     "`keep` events and appends `events`.",
                 ),
+                query_count(
+                    "tail",
+                    0,
+                    500,
+                    "At least the last `tail` events in effect, from a checkpoint of the state: the log's "
+                    "first `start` events are left out, `checkpoint` is the state after them.",
+                ),
+                {
+                    "name": "id",
+                    "in": "query",
+                    "required": False,
+                    "description": "Client ids (at most 64): `applied` lists those the table applied, as "
+                    "an event (in effect or undone since) or as an undo.",
+                    "schema": {"type": "array", "items": ref("ClientId"), "maxItems": 64},
+                    "style": "form",
+                    "explode": True,
+                },
             ],
             "get": {
                 "operationId": "getLog",

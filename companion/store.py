@@ -78,14 +78,15 @@ UNDONE_KEPT = UNDONE_AT.where(EVENTS.c.undo_result.is_not(None))
 # The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
 # tap cost more than running them).
 FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
-EARLIER_EVENT = select(EVENTS.c.version, EVENTS.c.result).where(
+# A retry's first answer, and what the retry must repeat to be one (the event, the event undone).
+EARLIER_EVENT = select(EVENTS.c.version, EVENTS.c.result, EVENTS.c.payload).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id")
 )
-EARLIER_UNDO = select(EVENTS.c.undone_version, EVENTS.c.undo_result).where(
+EARLIER_UNDO = select(EVENTS.c.undone_version, EVENTS.c.undo_result, EVENTS.c.client_id).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undo_id == bindparam("undo_id")
 )
 LATEST_IN_EFFECT = (
-    select(EVENTS.c.id, EVENTS.c.payload, EVENTS.c.checkpoint)
+    select(EVENTS.c.id, EVENTS.c.client_id, EVENTS.c.payload, EVENTS.c.checkpoint)
     .where(EVENTS.c.table_id == bindparam("table_id"), IN_EFFECT)
     .order_by(EVENTS.c.version.desc())
     .limit(bindparam("count"))
@@ -288,6 +289,43 @@ def log_since(table: Table, version: int) -> tuple[int, list[Event]]:
     return table.in_effect - len(events), events
 
 
+def log_tail(table: Table, tail: int) -> tuple[int, dict | None, list[Row]]:
+    """At least the last ``tail`` events in effect (all of them in a shorter log), from the latest
+    checkpoint before them: how many events in effect come before the first one returned (``start``),
+    the state after those (their last one's checkpoint; None when ``start`` is 0: the setup) and the
+    events from there (rows with ``client_id`` and ``payload``). One indexed read of at most ``tail +
+    CHECKPOINT_EVERY`` rows, whatever the log's length: what a phone needs to referee, undo included,
+    without the whole log."""
+    rows = db.session.execute(
+        select(EVENTS.c.client_id, EVENTS.c.payload, EVENTS.c.checkpoint)
+        .where(EVENTS.c.table_id == table.id, IN_EFFECT)
+        .order_by(EVENTS.c.version.desc())
+        .limit(tail + CHECKPOINT_EVERY)
+    ).all()  # newest first: rows[i] is the event in effect at position in_effect - i
+    for after, row in enumerate(rows[tail:], tail):
+        if row.checkpoint is not None:
+            return table.in_effect - after, row.checkpoint, rows[:after][::-1]
+    if len(rows) < table.in_effect:  # no checkpoint in reach: events written before they were kept
+        return 0, None, active_events(table)
+    return 0, None, rows[::-1]
+
+
+def applied(table: Table, ids: list[str]) -> list[str]:
+    """Which of the client ids ``ids`` this table applied: as an event (in effect or undone since) or
+    as an undo. A phone that lost an answer learns so here, before it replays anything (each id is
+    one lookup in the log's unique index of ids)."""
+    found = set(
+        db.session.execute(
+            select(EVENTS.c.client_id)
+            .where(EVENTS.c.table_id == table.id, EVENTS.c.client_id.in_(ids))
+            .union_all(
+                select(EVENTS.c.undo_id).where(EVENTS.c.table_id == table.id, EVENTS.c.undo_id.in_(ids))
+            )
+        ).scalars()
+    )
+    return [client_id for client_id in ids if client_id in found]
+
+
 def history(table: Table, before: int | None = None, limit: int | None = None) -> tuple[list[Event], bool]:
     """The log's rows, oldest first, and whether older ones are left: all of them, or the latest
     ``limit`` before ``seq`` ``before`` (one indexed read, whatever the log's length)."""
@@ -434,25 +472,34 @@ def rematch(table_id: int, secret: str) -> tuple[Table, str]:
     return db.session.execute(select(Table).where(Table.code == old.rematch)).scalar_one(), again
 
 
-def _client_id(body: dict, required: bool) -> str | None:
-    client_id = body.get("id")
+def _client_id(body: dict, required: bool, field: str = "id") -> str | None:
+    client_id = body.get(field)
     if client_id is None and not required:
         return None
-    # Printable only: a NUL (refused by PostgreSQL) or a lone surrogate (not UTF-8) cannot be stored.
-    if not (isinstance(client_id, str) and 1 <= len(client_id) <= CLIENT_ID_MAX and client_id.isprintable()):
-        raise Refused(422, "bad_field", field="id", max=CLIENT_ID_MAX)
+    if not is_client_id(client_id):
+        raise Refused(422, "bad_field", field=field, max=CLIENT_ID_MAX)
     return client_id
 
 
+def is_client_id(value) -> bool:
+    # Printable only: a NUL (refused by PostgreSQL) or a lone surrogate (not UTF-8) cannot be stored.
+    return isinstance(value, str) and 1 <= len(value) <= CLIENT_ID_MAX and value.isprintable()
+
+
 def append_event(table_id: int, body: dict) -> Answer:
-    """Apply one event and return the answer; a retried id gets its first answer, applied once."""
+    """Apply one event and return the answer; a retried id gets its first answer, applied once, and
+    the same id with another event is refused (``409 client_id_reused``): an id names one event."""
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
     most = current_app.config["EVENTS_PER_TABLE"]
 
     def earlier(connection, table: Snapshot) -> Answer | None:
         row = connection.execute(EARLIER_EVENT, {"table_id": table.id, "client_id": client_id}).first()
-        return None if row is None else _answered(table, row.version, row.result)
+        if row is None:
+            return None
+        if row.payload != event:
+            raise Refused(409, "client_id_reused", id=client_id, type=row.payload.get("type"))
+        return _answered(table, row.version, row.result)
 
     def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
@@ -498,7 +545,7 @@ def append_event(table_id: int, body: dict) -> Answer:
                         "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
                     },
                 ),
-                before=before,
+                before=(before, client_id),
                 trail=(*table.trail, named)[-2:],
             )
 
@@ -508,21 +555,30 @@ def append_event(table_id: int, body: dict) -> Answer:
 
 
 def undo(table_id: int, body: dict) -> Answer:
-    """Take back the latest event in effect. An undo that carries an ``id`` is applied once."""
+    """Take back the latest event in effect; an undo naming its event (``event``: its client id) only
+    while that event is the latest in effect (else ``409 undo_not_latest``). An undo that carries an
+    ``id`` is applied once."""
     undo_id = _client_id(body, required=False)
+    named = _client_id(body, required=False, field="event")
 
     def earlier(connection, table: Snapshot) -> Answer | None:
         if undo_id is None:
             return None
         row = connection.execute(EARLIER_UNDO, {"table_id": table.id, "undo_id": undo_id}).first()
-        return None if row is None else _answered(table, row.undone_version, row.undo_result)
+        if row is None:
+            return None
+        if named is not None and row.client_id != named:
+            raise Refused(409, "client_id_reused", id=undo_id, type="undo")
+        return _answered(table, row.undone_version, row.undo_result)
 
     def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
         if table.undo_to is not None:  # this process's last write here was that event: no read
-            last, state = table.undo_to[0], json.loads(table.undo_to[1])
+            last, before, latest = table.undo_to
+            _check_latest(named, latest)
+            state = json.loads(before)
         else:
-            last, state = _state_before_last(connection, table)
+            last, state = _state_before_last(connection, table, named)
         version, at = table.version + 1, now()
         taken, trail = _taken_back(connection, table)
         result = Answer(
@@ -627,10 +683,18 @@ def _taken_back(connection, table: Snapshot) -> tuple[dict, tuple]:
     return named[-1], tuple(named[:-1])
 
 
-def _state_before_last(connection, table: Snapshot) -> tuple[int, dict]:
+def _check_latest(named: str | None, latest: str | None) -> None:
+    """An undo naming its event goes only while that event is the latest in effect."""
+    if named is not None and named != latest:
+        raise Refused(409, "undo_not_latest", event=named, latest=latest)
+
+
+def _state_before_last(connection, table: Snapshot, named: str | None) -> tuple[int, dict]:
     """The id of the latest event in effect and the state without it, replayed from the nearest
-    checkpoint before it: at most `CHECKPOINT_EVERY` events, whatever the log's length."""
+    checkpoint before it: at most `CHECKPOINT_EVERY` events, whatever the log's length. ``named``:
+    the client id the undo names, which must be that event's (`_check_latest`)."""
     rows = connection.execute(LATEST_IN_EFFECT, {"table_id": table.id, "count": CHECKPOINT_EVERY + 1}).all()
+    _check_latest(named, rows[0].client_id if rows else None)
     if not rows:
         raise core.IllegalEvent("nothing_to_undo")
     before = rows[1:]  # newest first
@@ -671,14 +735,14 @@ def _move_table(
     log_length: int,
     in_effect: int,
     event_row: tuple,
-    before: str | None = None,
+    before: tuple[str, str] | None = None,
     trail: tuple = (),
 ) -> Snapshot:
     """Bump the version only if nobody else did since we read it, and write ``event_row`` (its
     statement, its parameters) with it: else nothing is written and the write runs again on the row
     read afresh. Returns the table as the write leaves it (``trail``: its latest events in effect, as
-    the write knows them); with ``before``, the JSON of the state before the event ``event_row``
-    appends, also with what undoing that event goes back to."""
+    the write knows them); with ``before`` (the JSON of the state before the event ``event_row``
+    appends, and that event's client id), also with what undoing that event goes back to."""
     statement, params = event_row
     encoded = _Encoded(models.dumps(state))
     move = {
@@ -702,7 +766,7 @@ def _move_table(
         raise Raced()
     if (table.version + 1) % PRUNE_EVERY == 0:
         _prune_answers(connection, table.id, table.version + 1 - ANSWERS_KEPT)
-    undo_to = None if before is None else (row_id, before)
+    undo_to = None if before is None else (row_id, *before)
     return dataclasses.replace(
         table,
         version=table.version + 1,

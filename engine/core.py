@@ -698,3 +698,66 @@ def _milestone(module, state: dict, event: JSON) -> tuple[str, dict] | None:
 def _point(label: tuple[str, dict], scores: dict) -> dict:
     code, params = label
     return {"label": {"code": code, "params": params}, "scores": scores}
+
+
+# --- rebasing: a waiting tap replayed on a log that moved ----------------------------------------------
+#
+# Each game module also provides ``meaning(state, event) -> JSON``: the facts of ``state`` that decide
+# what ``event`` does there (the round, the lives of the player it names, the phase and active player
+# of a turn, the adventure a player was offered…), as a JSON value. A tap made against one state (on
+# a phone, offline) and replayed on another (a co-referee wrote meanwhile) does the same thing there
+# only when the two meanings are equal: then it is applied; otherwise it is never applied without
+# asking the referee. The same rule runs on the server's engine and in the phone's (worker/jsonio.py).
+
+
+class MeaningChanged(Exception):
+    """A waiting tap the rules still allow, that would mean something else now: ``then`` and ``now``."""
+
+    def __init__(self, then: JSON, now: JSON):
+        super().__init__("meaning_changed")
+        self.then, self.now = then, now
+
+
+def meaning(game_id: str, state: dict, event: JSON) -> JSON:
+    """What ``event`` means against ``state`` (the game's ``meaning``), a copy: what a client keeps
+    with a tap it cannot send yet, so as to replay it only while it still means that. (A game's
+    ``meaning`` may return parts of the state itself: it is copied here, not there.)"""
+    return pickle.loads(pickle.dumps(game(game_id).meaning(state, event), pickle.HIGHEST_PROTOCOL))
+
+
+def replay_tap(module, state: dict, event: JSON, meant: JSON = None) -> None:
+    """Apply a waiting tap to ``state`` (in place) as a rebase must. ``meant`` is its meaning against
+    the state it was made on (None: unknown, and the rules alone decide). Raises the `RuleError` of
+    the rule that refuses it now, else `MeaningChanged` when it would mean something else; either
+    way ``state`` is left as it was."""
+    if meant is not None:
+        try:
+            now = module.meaning(state, event)
+        except RuleError:
+            now = None  # malformed against this state: applying it below says why
+        if now != meant:
+            # The rule that refuses it, if one does, says more than "it changed": ask on a copy.
+            apply_in_place(module, pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL)), event)
+            raise MeaningChanged(meant, now)
+    apply_in_place(module, state, event)
+
+
+def rebase(game_id: str, state: dict, pending: Iterable[dict]) -> list[dict]:
+    """Waiting taps ``{"event", "meant"}``, made against earlier states, replayed in order on
+    ``state`` (changed in place): each is applied when the rules allow it and it means what it meant,
+    else set aside, and the next one is replayed on the state without it. One result per tap:
+    ``{"ok": True}``; ``{"ok": False, "error": {"code", "params"}}``, the rule that refuses it now;
+    or ``{"ok": False, "changed": {"then", "now"}}``, for the referee to keep (send it anyway, on
+    the new state) or drop."""
+    module = game(game_id)
+    results: list[dict] = []
+    for tap in pending:
+        try:
+            replay_tap(module, state, tap["event"], tap.get("meant"))
+        except RuleError as error:
+            results.append({"ok": False, "error": {"code": error.code, "params": error.params}})
+        except MeaningChanged as changed:
+            results.append({"ok": False, "changed": {"then": changed.then, "now": changed.now}})
+        else:
+            results.append({"ok": True})
+    return results

@@ -842,3 +842,22 @@ def milestone(state: dict, event: dict) -> tuple[str, dict] | None:
         return None
     player = find_player(state, event)
     return "existentiel.story.validation", {"name": player["name"], "adventure": player["current"]}
+
+
+# --- a waiting tap replayed after others (engine.core.rebase) -----------------------------------------
+
+
+def meaning(state: dict, event: dict) -> dict:
+    """What ``event`` means against ``state``: for a player's move (a roll, an answer, a validation),
+    that player as they were (who they are, their score, offer, adventure, jokers, completed and
+    refused ones) and the phase; for a newcomer, the id they get (a tap naming that id means them);
+    for a rendez-vous or a title, the one it replaces. A roll another phone already made, an offer
+    that changed, a validation of another cycle: the tap is not replayed without asking."""
+    kind = event.get("type")
+    if kind == "add_player":
+        return {"phase": state["phase"], "id": player_id(len(state["players"]))}
+    if kind == "schedule":
+        return {"rendezvous": state["rendezvous"]}
+    if kind == "set_title":
+        return {"title": state["titles"][integer(event, "adventure", 1, ADVENTURES) - 1]}
+    return {"phase": state["phase"], "cycle": state["cycle"], "player": find_player(state, event)}

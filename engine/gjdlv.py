@@ -1121,3 +1121,26 @@ def milestone(state: dict, event: dict) -> tuple[str, dict] | None:
     if event.get("type") == "close_round":
         return "gjdlv.story.round", {"round": state["round"]}
     return None
+
+
+# --- a waiting tap replayed after others (engine.core.rebase) -----------------------------------------
+
+
+def meaning(state: dict, event: dict) -> dict:
+    """What ``event`` means against ``state``: the round and the Queen's take still due (any event
+    ends it); at a table played through, the whole round as it stands (it is one sequence: every play
+    moves a card or the turn, so a play made before another phone's is not the same play after it);
+    for an abortion on the sheet, the abortions its player already has this round (the same abortion
+    recorded on two phones); for a Queen's take, the newborn it takes. A round closed twice, a play
+    of another moment: the tap is not replayed without asking."""
+    facts = {"round": state["round"], "take": state["take"]}
+    if tracked(state):
+        facts["play"] = state["play"]
+    kind = event.get("type")
+    if kind == "abortion":
+        player = find_player(state, event)
+        facts["abortions"] = {player["id"]: player["abortions"]}
+    elif kind == "steal_newborn":
+        victim = find_player(state, event, "from")
+        facts["taken"] = victim["newborns"][-1] if victim["newborns"] else None
+    return facts

@@ -103,6 +103,14 @@ COMMON = {
         "La table a changé entre-temps (version {current}, pas {sent}) : rechargez puis rejouez.",
         "The table changed meanwhile (version {current}, not {sent}): reload and replay.",
     ),
+    "client_id_reused": (
+        "L'identifiant «\u00a0{id}\u00a0» désigne déjà un autre évènement ici\u00a0: rien n'a été modifié.",
+        "The id “{id}” already names another event at this table: nothing was changed.",
+    ),
+    "undo_not_latest": (
+        "Rien n'a été annulé\u00a0: l'évènement visé n'est plus le dernier en vigueur (la table a changé).",
+        "Nothing was undone: the event it names is no longer the latest in effect (the table changed).",
+    ),
     "busy": (
         "Le serveur est trop occupé pour écrire maintenant : réessayez.",
         "The server is too busy to write right now: try again.",

@@ -603,3 +603,23 @@ def milestone(state: dict, event: dict) -> tuple[str, dict] | None:
     if event.get("type") == "reveal":
         return "morto.story.round", {"round": state["round"]}
     return None
+
+
+# --- a waiting tap replayed after others (engine.core.rebase) -----------------------------------------
+
+
+def meaning(state: dict, event: dict) -> dict:
+    """What ``event`` means against ``state``: the round (and with it the dealer and who holds a
+    card) and the lives of every player it takes a life from or gives one to. A touch another phone
+    also recorded, a reveal of a round already revealed, a word to a dead player who came back: each
+    changes one of them, and the tap is not replayed without asking."""
+    kind = event.get("type")
+    if kind == "touched_early":
+        named = [find_player(state, event)]
+    elif kind == "spoke_to_dead":
+        named = [find_player(state, event, "living"), find_player(state, event, "dead")]
+    else:  # a reveal: who loses a life in it
+        lowest = event.get("lowest")
+        losing = lowest if isinstance(lowest, list) else losers(_read_cards(state, event.get("cards")))
+        named = [p for p in state["players"] if p["id"] in losing]
+    return {"round": state["round"], "lives": {p["id"]: p["lives"] for p in named}}

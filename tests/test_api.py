@@ -301,9 +301,9 @@ def test_a_retried_id_is_answered_the_same_after_the_table_moved_on(make_table):
     # The id is checked before the version: the stale version 0 is no conflict for a retry.
     again = table.post("touched_early", id="tap-1", player="p2", version=0)
     assert again.status_code == 201 and again.get_json() == first
-    # Whatever else the retry carries, the id names the event already applied.
-    other = table.post("touched_early", id="tap-1", player="p5", version=99)
-    assert other.status_code == 201 and other.get_json() == first
+    # Whatever version the retry carries, the id names the event already applied.
+    again = table.post("touched_early", id="tap-1", player="p2", version=99)
+    assert again.status_code == 201 and again.get_json() == first
     assert table.snapshot() == before
 
 

@@ -219,6 +219,157 @@ def test_undo_racing_events_keeps_the_snapshot_a_replay_of_the_log(app):
         assert table.state == core.replay("morto", PLAYERS, {"lives": 9}, active)
 
 
+# --- a client id is one event; an undo names its event (through the API) ---------------------------
+
+
+def refused(response, status: int, code: str) -> dict:
+    assert response.status_code == status, (response.status_code, response.get_data(as_text=True)[:300])
+    error = response.get_json()["error"]
+    assert error["code"] == code
+    return error["params"]
+
+
+def post(table, **body):
+    return table.client.post(f"/api/tables/{table.code}/events", json=body, headers=table.auth)
+
+
+def test_a_client_id_sent_again_with_another_event_is_refused_and_changes_nothing(make_table):
+    table = make_table(options={"lives": 9})
+    first = post(table, id="tap-1", type="touched_early", player="p2")
+    assert first.status_code == 201
+    before = table.snapshot()
+    for other in (
+        {"type": "touched_early", "player": "p3"},  # another player
+        {"type": "spoke_to_dead", "living": "p2", "dead": "p3"},  # another type, refused by the rules too
+        {"type": "touched_early", "player": "p2", "plase": 1},  # malformed: an unknown field
+        {"type": "touched_early"},  # a field missing
+    ):
+        params = refused(post(table, id="tap-1", **other), 409, "client_id_reused")
+        assert params == {"id": "tap-1", "type": "touched_early"}
+        assert table.snapshot() == before
+    # The same event again, whatever version it carries, is a retry: the first answer, applied once.
+    for version in (None, 0, 1, 99):
+        again = post(
+            table,
+            id="tap-1",
+            type="touched_early",
+            player="p2",
+            **({} if version is None else {"version": version}),
+        )
+        assert again.status_code == 201 and again.get_json() == first.get_json()
+    assert table.snapshot() == before
+
+
+def test_a_reused_client_id_is_refused_after_the_table_moved_on_and_its_answer_was_pruned(
+    make_table, monkeypatch
+):
+    monkeypatch.setattr(store, "ANSWERS_KEPT", 4)
+    monkeypatch.setattr(store, "PRUNE_EVERY", 2)
+    table = make_table(options={"lives": 9})
+    first = post(table, id="old", type="touched_early", player="p2").get_json()
+    for number in range(8):
+        table.event("touched_early", player=f"p{3 + number % 3}")
+    table.undo()
+    before = table.snapshot()
+    refused(post(table, id="old", type="touched_early", player="p3"), 409, "client_id_reused")
+    again = post(table, id="old", type="touched_early", player="p2", version=0)
+    assert again.status_code == 201 and again.get_json() == first  # rebuilt from the log: pruned
+    assert table.snapshot() == before
+
+
+def test_an_undo_naming_its_event_is_applied_only_while_that_event_is_the_latest(make_table):
+    table = make_table(options={"lives": 9})
+    for number, player in enumerate(["p2", "p3", "p4"], 1):
+        post(table, id=f"e{number}", type="touched_early", player=player)
+    after = {number: table.history()["events"][number - 1]["event"] for number in (1, 2, 3)}
+    before = table.snapshot()
+    # The latest in effect is e3: an undo naming e2 is refused, naming both, and changes nothing.
+    assert refused(table.undo(event="e2"), 409, "undo_not_latest") == {"event": "e2", "latest": "e3"}
+    refused(table.undo(event="nobody", version=3), 409, "undo_not_latest")
+    assert table.snapshot() == before
+    # Naming e3 takes back e3 (this process wrote e3 last: the undo reads nothing to know it).
+    undone = table.undo(event="e3", id="u1")
+    assert undone.status_code == 200
+    assert undone.get_json()["state"] == core.view(
+        "morto", core.replay("morto", table_players(table), {"lives": 9}, [after[1], after[2]])
+    )
+    # Its retry gets its first answer; the same undo id naming another event is refused.
+    assert table.undo(event="e3", id="u1").get_json() == undone.get_json()
+    assert table.undo(id="u1").get_json() == undone.get_json()
+    refused(table.undo(event="e2", id="u1"), 409, "client_id_reused")
+    # After an undo the latest is read from the log: e1 is not it, e2 is.
+    assert refused(table.undo(event="e1"), 409, "undo_not_latest") == {"event": "e1", "latest": "e2"}
+    assert table.undo(event="e2").status_code == 200
+    # A bare undo keeps its meaning: the latest in effect, e1.
+    assert table.undo().status_code == 200
+    assert [e["undone"] for e in table.history()["events"]] == [True, True, True]
+    # With nothing in effect, an undo naming an event is a conflict (the latest is none); a bare one 422.
+    assert refused(table.undo(event="e1"), 409, "undo_not_latest") == {"event": "e1", "latest": None}
+    refused(table.undo(), 422, "nothing_to_undo")
+
+
+def table_players(table) -> list:
+    return table.client.get(f"/api/tables/{table.code}/log").get_json()["players"]
+
+
+@pytest.mark.parametrize("named", [7, "", "x" * 65, ["e1"], "a\x00b"])
+def test_an_undo_naming_a_malformed_event_is_refused(make_table, named):
+    table = make_table()
+    table.event("touched_early", player="p2")
+    before = table.snapshot()
+    assert refused(table.undo(event=named), 422, "bad_field")["field"] == "event"
+    assert table.snapshot() == before
+
+
+# --- /log: a tail from a checkpoint, and which client ids the table applied --------------------------
+
+
+def test_the_log_tail_starts_at_a_checkpoint_and_holds_at_least_what_was_asked(make_table, monkeypatch):
+    monkeypatch.setattr(store, "CHECKPOINT_EVERY", 4)
+    table = make_table(options={"lives": 9})
+    bodies = []
+    for number in range(23):
+        response = post(table, id=f"e{number}", type="touched_early", player=f"p{2 + number % 4}")
+        assert response.status_code == 201
+        bodies.append(response)
+        if number in (7, 15, 16):  # undo a checkpointed event (the 8th in effect), and two in a row
+            assert table.undo().status_code == 200
+    whole = table.client.get(f"/api/tables/{table.code}/log").get_json()
+    in_effect = [entry["event"] for entry in whole["events"]]
+    assert len(in_effect) == 20
+    setup = (whole["game"], whole["players"], whole["options"])
+    for tail in (0, 1, 3, 4, 5, 9, 16, 17, 20, 500):
+        log = table.client.get(f"/api/tables/{table.code}/log?tail={tail}").get_json()
+        start, events = log["start"], [entry["event"] for entry in log["events"]]
+        assert start + len(events) == 20 and events == in_effect[start:]
+        assert [entry["id"] for entry in log["events"]] == [entry["id"] for entry in whole["events"]][start:]
+        assert len(events) >= min(tail, 20), tail
+        assert start % 4 == 0 and len(events) < tail + 4 or start == 0, (tail, start)
+        if start:
+            assert log["checkpoint"] == core.replay(*setup, in_effect[:start])
+        else:
+            assert log["checkpoint"] is None
+        assert log["version"] == whole["version"] and log["state"] == whole["state"]
+    refused(table.client.get(f"/api/tables/{table.code}/log?tail=501"), 422, "bad_field")
+    refused(table.client.get(f"/api/tables/{table.code}/log?tail=2&since=3"), 422, "bad_field")
+
+
+def test_the_log_says_which_client_ids_the_table_applied(make_table):
+    table = make_table(options={"lives": 9})
+    post(table, id="kept", type="touched_early", player="p2")
+    post(table, id="undone", type="touched_early", player="p3")
+    table.undo(id="the-undo")
+    url = f"/api/tables/{table.code}/log"
+    asked = "?id=never&id=the-undo&id=kept&id=undone&id=also%20never"
+    for query in ("", "&since=1", "&tail=0"):
+        log = table.client.get(url + asked + query).get_json()
+        assert log["applied"] == ["the-undo", "kept", "undone"], query
+    assert "applied" not in table.client.get(url).get_json()
+    assert table.client.get(url + "?id=x").get_json()["applied"] == []
+    refused(table.client.get(url + "?" + "&".join(f"id=i{n}" for n in range(65))), 422, "bad_field")
+    refused(table.client.get(url + "?id=" + "x" * 65), 422, "bad_field")
+
+
 # --- the real server -----------------------------------------------------------------------------
 
 

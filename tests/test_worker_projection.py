@@ -29,7 +29,9 @@ def fresh_worker(monkeypatch):
 
 
 def reference(events: list, pending: list) -> dict:
-    """The worker's former projection: replay everything from the setup, a deep copy per op."""
+    """The worker's former projection: replay everything from the setup, a deep copy per op. Each op
+    just tapped (no ``meant``) gets its meaning and its words against the state before it (an undo's:
+    the event it takes back, whose id the base does not know here)."""
     module = core.game("morto")
     active = list(events)
     state = core.replay("morto", PLAYERS, OPTIONS, active)
@@ -38,13 +40,19 @@ def reference(events: list, pending: list) -> dict:
         try:
             if op.get("kind") == "undo":
                 state = core.undo("morto", PLAYERS, OPTIONS, active)
-                active.pop()
+                taken = active.pop()
+                code, params = morto.describe(state, taken)
+                results.append(
+                    {"ok": True, "meaning": {"undo": None}, "said": {"code": code, "params": params}}
+                )
             else:
                 candidate = copy.deepcopy(state)
+                meant = core.meaning("morto", state, op["event"])
+                said = morto.describe(state, op["event"])
                 core.apply_in_place(module, candidate, op["event"])
                 state = candidate
                 active.append(op["event"])
-            results.append({"ok": True})
+                results.append({"ok": True, "meaning": meant, "said": {"code": said[0], "params": said[1]}})
         except RuleError as error:
             results.append({"ok": False, "error": refusal(error.code, error.params)})
     return {"state": core.view("morto", state), "pending": results, "active": len(active)}
@@ -90,7 +98,9 @@ def pending_ops(rng: random.Random, events: list, count: int) -> list[dict]:
     return ops
 
 
-def set_base(events: list, version: int) -> dict:
+def set_base(events: list, version: int, start: int = 0, ids: list | None = None) -> dict:
+    """The base of ``events`` at ``version``; from ``start``, as `/log?tail=` gives it: the events
+    from there on, after the state of the first ``start``."""
     return jsonio.base_set(
         {
             "code": "K7QX2M",
@@ -98,7 +108,13 @@ def set_base(events: list, version: int) -> dict:
             "players": PLAYERS,
             "options": OPTIONS,
             "version": version,
-            "events": events,
+            "events": events[start:],
+            **(
+                {"start": start, "checkpoint": core.replay("morto", PLAYERS, OPTIONS, events[:start])}
+                if start
+                else {}
+            ),
+            **({"ids": ids[start:]} if ids else {}),
         }
     )
 
@@ -243,3 +259,115 @@ def test_the_page_talks_json_and_a_tap_sends_only_itself():
     assert json.loads(jsonio.handle(json.dumps(tap))) == json.loads(
         json.dumps(reference(events, tap["pending"]), ensure_ascii=False)
     )
+
+
+# --- the end of the log, from a checkpoint (/log?tail=) ------------------------------------------
+
+
+@pytest.mark.parametrize("start", [0, 1, 5, 9, 17])
+def test_a_base_from_a_checkpoint_projects_as_the_whole_log_would(start):
+    events = legal_log(random.Random(start), 22)
+    assert set_base(events, 30, start) == {"version": 30, "length": 22}
+    assert jsonio._base.state == core.replay("morto", PLAYERS, OPTIONS, events)
+    rng = random.Random(start + 100)
+    for _ in range(10):
+        pending = pending_ops(rng, events, rng.randint(0, 6))
+        undos = sum(op["kind"] == "undo" for op in pending)
+        if undos <= len(events) - start:  # every undo reaches an event the base holds
+            assert project(30, pending) == reference(events, pending)
+    # Moves keep it exact, and never reach before its start.
+    jsonio.base_move({"code": "K7QX2M", "since": 30, "keep": 20, "events": [], "version": 31})
+    assert jsonio._base.state == core.replay("morto", PLAYERS, OPTIONS, events[:20])
+    if start > 1:
+        move = {"code": "K7QX2M", "since": 31, "keep": start - 1, "events": [], "version": 32}
+        assert jsonio.base_move(move) == {"stale": True}
+
+
+def test_an_undo_that_reaches_before_the_base_says_so():
+    events = legal_log(random.Random(5), 10)
+    set_base(events, 10, 8)
+    answer = project(10, [{"kind": "undo"}] * 3)
+    assert [result["ok"] for result in answer["pending"]] == [True, True, False]
+    assert answer["pending"][2]["error"]["code"] == jsonio.TOO_FAR
+    set_base([], 0)
+    assert project(0, [{"kind": "undo"}])["pending"][0]["error"]["code"] == "nothing_to_undo"
+
+
+# --- a tap replayed on a base that moved: applied only if it means what it meant --------------------
+
+
+def touch(player: str, tap_id: str) -> dict:
+    return {"kind": "event", "id": tap_id, "event": {"type": "touched_early", "player": player}}
+
+
+def tapped(version: int, pending: list) -> list:
+    """The ops as the page keeps them once tapped: each with the meaning the projection gave it."""
+    results = project(version, pending)["pending"]
+    assert all(result["ok"] for result in results), results
+    return [{**op, "meant": result["meaning"]} for op, result in zip(pending, results, strict=True)]
+
+
+def test_an_undo_names_the_event_it_takes_back_and_is_set_aside_once_another_is_latest():
+    """Finding 1 on the phone: B's undo meant Ana's touch on Ben (a1); A's touches on Cyd and Dom reach
+    the server first. The undo would take back Dom's: set aside. B's touch on Eva, untouched, goes."""
+    set_base([{"type": "touched_early", "player": "p2"}], 1, ids=["a1"])
+    ops = tapped(1, [{"kind": "undo", "id": "b1"}, touch("p5", "b2")])
+    assert ops[0]["meant"] == {"undo": "a1"}
+    undo_words = project(1, [{"kind": "undo", "id": "b1"}])["pending"][0]["said"]
+    assert undo_words == {"code": "morto.story.touched_early", "params": {"player": "p2", "name": "Bruno"}}
+    assert [result["ok"] for result in project(1, ops)["pending"]] == [True, True]  # nothing moved yet
+    move = {"code": "K7QX2M", "since": 1, "keep": 1, "version": 3, "ids": ["a2", "a3"]}
+    jsonio.base_move({**move, "events": [{"type": "touched_early", "player": p} for p in ("p3", "p4")]})
+    answer = project(3, ops)
+    assert answer["pending"] == [{"ok": False, "changed": True}, {"ok": True}]
+    assert [p["lives"] for p in answer["state"]["players"]] == [9, 8, 8, 8, 8]
+    assert "meaning" not in answer["pending"][1]  # kept from its tap, not given again
+
+
+def test_an_undo_of_the_phones_own_waiting_tap_names_that_tap():
+    set_base([], 0)
+    ops = tapped(0, [touch("p3", "w1"), {"kind": "undo", "id": "w2"}])
+    assert ops[1]["meant"] == {"undo": "w1"}
+    # Once acknowledged, the tap is in the base with its id: the undo still means it.
+    jsonio.base_move(
+        {"code": "K7QX2M", "since": 0, "keep": 0, "version": 1, "ids": ["w1"], "events": [ops[0]["event"]]}
+    )
+    assert project(1, ops[1:])["pending"] == [{"ok": True}]
+
+
+def test_taps_whose_meaning_changed_are_set_aside_the_others_go():
+    set_base([], 0)
+    ops = tapped(0, [touch("p3", "a1"), touch("p4", "a2"), touch("p3", "a3")])
+    # Another phone touched Cyd: A's first touch on Cyd means something else; the second, judged on
+    # the state without the first, still means "Cyd from 8 to 7".
+    jsonio.base_move(
+        {"code": "K7QX2M", "since": 0, "keep": 0, "version": 1, "ids": ["b1"], "events": [ops[0]["event"]]}
+    )
+    answer = project(1, ops)
+    assert answer["pending"] == [{"ok": False, "changed": True}, {"ok": True}, {"ok": True}]
+    assert answer["active"] == 3
+
+
+def test_the_changes_under_waiting_taps_are_worded_as_the_history_words_them():
+    events = [{"type": "touched_early", "player": p} for p in ("p2", "p3", "p4")]
+    set_base(events, 3)
+    undone = events[1:]
+    added = [
+        {"type": "touched_early", "player": "p5"},
+        {"type": "spoke_to_dead", "living": "p2", "dead": "p3"},
+    ]
+    jsonio.base_move({"code": "K7QX2M", "since": 3, "keep": 1, "version": 6, "events": added[:1]})
+    words = jsonio.said(
+        {"changes": [{"at": 1, "undone": undone, "added": added[:1]}, {"at": 9, "added": added}]}
+    )
+    expected = core.story("morto", PLAYERS, OPTIONS, [{"event": e} for e in events[:1] + undone])[1:]
+    assert words["changes"][0] == {
+        "undone": expected,
+        "added": core.describe("morto", PLAYERS, OPTIONS, events[:1] + added[:1])[1:],
+    }
+    assert words["changes"][1] is None  # the base does not hold 9 events
+    # An event that no longer applies there stops the wording, rather than wording it falsely.
+    broken = jsonio.said(
+        {"changes": [{"at": 0, "added": [events[0], {"type": "touched_early", "player": "p1"}, events[1]]}]}
+    )
+    assert [said is None for said in broken["changes"][0]["added"]] == [False, True, True]

@@ -43,8 +43,18 @@ export const api = {
   // A finished table's next game, answered like createTable; asked again, the same table and secret.
   rematch: (code, secret) => call("POST", `/api/tables/${code}/rematch`, { secret }),
   postEvent: (code, secret, event) => call("POST", `/api/tables/${code}/events`, { body: event, secret }),
-  undo: (code, secret, version, id) => call("POST", `/api/tables/${code}/undo`, { body: { version, id }, secret }),
-  // With `since` (a version): only what a phone holding the log of that version lacks ({keep, events}).
-  log: (code, since) => call("GET", `/api/tables/${code}/log${since === undefined ? "" : `?since=${since}`}`),
+  // `event`: the client id of the event it takes back (applied only while that one is the latest).
+  undo: (code, secret, version, id, event) => call("POST", `/api/tables/${code}/undo`, { body: { version, id, event }, secret }),
+  // `since` (a version): only what a phone holding the log of that version lacks ({keep, events});
+  // `tail` (a count): the end of the log from a checkpoint ({start, checkpoint, events}); `ids`: the
+  // client ids to ask about ({applied}: those the table applied).
+  log: (code, { since, tail, ids = [] } = {}) => {
+    const query = new URLSearchParams();
+    if (since !== undefined) query.set("since", since);
+    if (tail !== undefined) query.set("tail", tail);
+    for (const id of ids) query.append("id", id);
+    const asked = query.toString();
+    return call("GET", `/api/tables/${code}/log${asked ? `?${asked}` : ""}`);
+  },
   check: (code, name, params) => call("POST", `/api/tables/${code}/checks/${name}`, { body: params }),
 };

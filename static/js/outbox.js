@@ -1,9 +1,13 @@
 // The referee's durable memory in IndexedDB: per table, the log last acknowledged by the server
-// ("base": its setup and version in "bases", its events in "events" by chunks of CHUNK, keyed by
-// [code, chunk number]), the outbox of taps not yet acknowledged (in order), and taps the rules
-// turned down after a conflict (kept until the referee has seen them). An acknowledged tap rewrites
-// the log's last chunk, not the whole log; a chunk rather than a row per event keeps the first save
-// and every page load to one row per CHUNK events.
+// ("base": its setup, version, `start` and `checkpoint` in "bases", its events from `start` on with
+// their client ids in "events" by chunks of CHUNK, keyed by [code, chunk number]), the outbox of taps
+// not yet acknowledged (in order, each with what it meant and its words when tapped), and taps set
+// aside after a conflict (the rules turned them down, or they would have meant something else: kept
+// until the referee keeps or drops them). A base is the end of the log, from the checkpoint of the
+// state the server gave (`/log?tail=`): `start` events come before its first, and `checkpoint` is the
+// state after them (none when `start` is 0). An acknowledged tap rewrites the log's last chunk, not
+// the whole log; a chunk rather than a row per event keeps the first save and every page load to one
+// row per CHUNK events.
 
 const DB_NAME = "arbitre";
 const DB_VERSION = 2;
@@ -28,7 +32,7 @@ function db() {
           const cursor = target.result;
           if (!cursor) return;
           const { events = [], ...meta } = cursor.value;
-          putChunks(tx, meta.code, events, 0);
+          putChunks(tx, meta.code, events, [], 0);
           cursor.update({ ...meta, length: events.length });
           cursor.continue();
         };
@@ -65,15 +69,17 @@ function run(storeName, mode, work) {
 
 const chunksOf = (code, from = 0) => IDBKeyRange.bound([code, from], [code, Infinity]);
 
-// Writes the chunks of `events` from chunk number `from` to the end.
-function putChunks(tx, code, events, from) {
+// Writes the chunks of `events` (and their client `ids`) from chunk number `from` to the end.
+function putChunks(tx, code, events, ids, from) {
   const rows = tx.objectStore("events");
   for (let chunk = from; chunk * CHUNK < events.length; chunk++) {
-    rows.put({ code, chunk, events: events.slice(chunk * CHUNK, (chunk + 1) * CHUNK) });
+    const [first, end] = [chunk * CHUNK, (chunk + 1) * CHUNK];
+    rows.put({ code, chunk, events: events.slice(first, end), ids: ids.slice(first, end) });
   }
 }
 
-// The base of a table with its events, or undefined if this phone never kept it whole.
+// The base of a table with its events and their ids (null where a former layout kept none), or
+// undefined if this phone never kept it whole.
 export async function loadBase(code) {
   let meta;
   let rows;
@@ -83,28 +89,37 @@ export async function loadBase(code) {
   });
   if (!meta) return undefined;
   const events = [];
-  for (const row of rows) for (const event of row.events) events.push(event);
+  const ids = [];
+  for (const row of rows) {
+    row.events.forEach((event, i) => { events.push(event); ids.push(row.ids?.[i] ?? null); });
+  }
   if (events.length !== meta.length) return undefined;
-  const base = { ...meta, events };
+  const base = { start: 0, checkpoint: null, ...meta, events, ids };
   delete base.length;
   delete base.savedAt;
   return base;
 }
 
 // Writes how the base moved: its first `keep` events stayed (the chunks before the one that holds
-// event `keep` are left as they are), the rest is `base.events` from there.
-function writeMove(tx, base, keep) {
-  const { events, ...meta } = base;
-  const from = Math.floor(keep / CHUNK);
+// event `keep` are left as they are), the rest is `base.events` from there; and takes the outbox's
+// taps `done` out (the server holds them), in the same transaction.
+function writeMove(tx, base, keep, done = []) {
+  const { events, ids, ...meta } = base;
+  const from = Math.floor(Math.max(keep - (base.start || 0), 0) / CHUNK);
   tx.objectStore("events").delete(chunksOf(base.code, from));
-  putChunks(tx, base.code, events, from);
+  putChunks(tx, base.code, events, ids, from);
   tx.objectStore("bases").put({ ...meta, length: events.length, savedAt: Date.now() });
+  for (const seq of done) tx.objectStore("outbox").delete(seq);
 }
 
-export const saveBase = (base) => transact(["bases", "events"], "readwrite", (tx) => writeMove(tx, base, 0));
+const BASE_AND_OUTBOX = ["bases", "events", "outbox"];
 
-// The base moved (a fresher log from the server): its first `keep` events stayed.
-export const moveBase = (base, keep) => transact(["bases", "events"], "readwrite", (tx) => writeMove(tx, base, keep));
+// The base anew (the end of the server's log), and the outbox's taps `done` taken out.
+export const saveBase = (base, done = []) => transact(BASE_AND_OUTBOX, "readwrite", (tx) => writeMove(tx, base, base.start || 0, done));
+
+// The base moved (a fresher log from the server): its first `keep` events stayed; the outbox's taps
+// `done` are in it (their answer was lost) and leave the outbox in the same transaction.
+export const moveBase = (base, keep, done = []) => transact(BASE_AND_OUTBOX, "readwrite", (tx) => writeMove(tx, base, keep, done));
 
 async function byCode(storeName, code) {
   const rows = await run(storeName, "readonly", (store) => store.index("code").getAll(code));
@@ -115,29 +130,43 @@ export const pending = (code) => byCode("outbox", code);
 export const rejected = (code) => byCode("rejected", code);
 
 export async function push(code, op) {
-  const seq = await run("outbox", "readwrite", (store) => store.add({ ...op, code, at: Date.now() }));
-  return { ...op, code, seq };
+  const row = { ...op, code, at: Date.now() };
+  const seq = await run("outbox", "readwrite", (store) => store.add(row));
+  return { ...row, seq };
 }
+
+// A waiting tap learnt what it means (it was tapped before the engine was ready): kept with it.
+export const update = (op) => run("outbox", "readwrite", (store) => store.put(op));
 
 // The server acknowledged a tap: the log gains it (or loses its last event, for an undo) and the
 // outbox loses it in one transaction, so that after a crash the tap is never in both (it would be
 // projected twice) nor in neither.
 // `keep`: how many of its events the base kept (all of them before an event, all but one for an undo).
 export function acknowledge(base, keep, seq) {
-  return transact(["bases", "events", "outbox"], "readwrite", (tx) => {
-    writeMove(tx, base, keep);
-    tx.objectStore("outbox").delete(seq);
+  return transact(BASE_AND_OUTBOX, "readwrite", (tx) => writeMove(tx, base, keep, [seq]));
+}
+
+// Moves taps from the outbox to the set-aside list in one transaction: never dropped silently. Each
+// entry says why: `error` (the rule that refuses it now) or `changed` (it would mean something else
+// now), with `missed`, what other phones did meanwhile, in words.
+export function reject(code, entries) {
+  return transact(["outbox", "rejected"], "readwrite", (tx) => {
+    for (const { op, error = null, missed = [] } of entries) {
+      tx.objectStore("outbox").delete(op.seq);
+      const { kind, id, event, meant, said } = op;
+      tx.objectStore("rejected").add({ code, op: { kind, id, event, meant, said }, error, changed: !error, missed, at: Date.now() });
+    }
   });
 }
 
-// Moves taps from the outbox to the rejected list in one transaction: never dropped silently.
-export function reject(code, entries) {
-  return transact(["outbox", "rejected"], "readwrite", (tx) => {
-    for (const { op, error } of entries) {
-      tx.objectStore("outbox").delete(op.seq);
-      tx.objectStore("rejected").add({ code, op: { kind: op.kind, id: op.id, event: op.event }, error, at: Date.now() });
-    }
+// The referee keeps a tap set aside: back at the end of the outbox (as `op`), in one transaction.
+export async function restore(seq, code, op) {
+  const row = { ...op, code, at: Date.now() };
+  const added = await transact(["outbox", "rejected"], "readwrite", (tx) => {
+    tx.objectStore("rejected").delete(seq);
+    return tx.objectStore("outbox").add(row);
   });
+  return { ...row, seq: added };
 }
 
 export const dismiss = (seq) => run("rejected", "readwrite", (store) => store.delete(seq));

@@ -7,6 +7,7 @@ import { clearToast, fill, h, toast, vibrate } from "./ui.js";
 import { note, recall, remember } from "./tables.js";
 import { follow } from "./live.js";
 import { TableSync } from "./sync.js";
+import { drawSetAside } from "./set_aside.js";
 import { ApiError } from "./api.js";
 import { has, lang, loadCatalogue, t } from "./i18n.js";
 import { changedPlayers, glow, showHappened, worded } from "./happened.js";
@@ -63,24 +64,6 @@ const ctx = {
   render: () => render(true),
 };
 
-function describe(event) {
-  if (!event) return t("ui.referee.rejected_undo");
-  const { type, ...params } = event;
-  return `${type} ${JSON.stringify(params)}`;
-}
-
-function renderRejected() {
-  fill(rejectedEl, table.rejected.length ? h("section", { class: "card rejected" },
-    h("h2", {}, t("ui.referee.rejected_title")),
-    h("p", { class: "hint" }, t("ui.referee.rejected_hint")),
-    table.rejected.map((entry) => h("div", { class: "reveal-row", "data-rejected": entry.op.id },
-      h("code", {}, describe(entry.op.event)),
-      h("div", { class: "rejected-reason" }, wording(entry.error)),
-      entry.error.rule ? h("a", { href: entry.error.rule, class: "rule-link" }, t("ui.shell.see_rule")) : null,
-      h("button", { type: "button", class: "secondary", onclick: () => table.dismiss(entry.seq) },
-        t("ui.referee.rejected_seen"))))) : null);
-}
-
 const REPLAYING = "replaying"; // what `drawn` says while the board waits for the engine
 let drawn = null;
 let shown = null; // the state the board shows, to see which players the next one changes
@@ -133,7 +116,7 @@ function render(force = false) {
   const key = JSON.stringify([table.view, table.rejected.map((entry) => entry.seq)]);
   if (!force && key === drawn) return;
   drawn = key;
-  renderRejected();
+  drawSetAside(rejectedEl, table, wording, refused);
   module.referee(app, table.view, ctx);
   glow(app, changedPlayers(shown, table.view));
   shown = table.view;

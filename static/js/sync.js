@@ -2,16 +2,25 @@
 // sent (outbox, in IndexedDB), and what the table looks like with them (projected by the engine
 // worker, exactly as the server will compute it). Taps are sent oldest first, one at a time, each
 // against the version it follows; a 409 means someone else wrote first: the waiting taps are
-// replayed on the fresh log, and those the rules no longer allow are set aside with the reason.
-// The base travels whole only once (from the server when the phone has none, to the worker when it
-// starts); then only what changed: the server's log since our version, one event per acknowledged
-// tap to IndexedDB and to the worker, and a tap sends the worker the waiting taps alone.
+// replayed on the fresh log, and those the rules no longer allow, or that would mean something else
+// than when they were tapped (engine.core.replay_tap), are set aside for the referee to keep or drop.
+// Before anything is replayed on a fresh log, the outbox is reconciled with it by client id: a tap
+// whose answer was lost and that the server holds leaves the outbox, never replayed nor set aside.
+// The page draws the server's answer it came with at once; the log comes after, and only its end (a
+// checkpoint of the state and the events after it, /log?tail=): never the whole log. Then only what
+// changed: the server's log since our version, one event per acknowledged tap to IndexedDB and to
+// the worker, and a tap sends the worker the waiting taps alone.
 import { api, newId } from "./api.js";
 import { ask, startEngine } from "./engine.js";
 import * as box from "./outbox.js";
 import { t } from "./i18n.js";
 
 const RETRY_MS = 4000;
+// Events in effect the phone holds at least, from a checkpoint of the state: what it can undo offline.
+const TAIL = 100;
+// Waiting taps asked about when the log is read (the server's bound): taps are sent one at a time,
+// so only the oldest can have been applied unanswered.
+const IDS_ASKED = 64;
 
 export class TableSync {
   constructor({ code, game, secret, answer, onChange, onRejected }) {
@@ -21,8 +30,11 @@ export class TableSync {
     this.projected = false; // `view` is the engine's projection of the base and the outbox
     this.base = null;
     this.workerVersion = null; // the version of the base the engine worker holds, if it holds one
+    this.judged = null; // the version of the base the waiting taps were last checked against
     this.pending = [];
     this.rejected = [];
+    this.changes = []; // what other phones did to the log under the waiting taps (see `record`)
+    this.notLatest = null; // the undo the server last answered "not the latest" (see `rebases`)
     this.engine = "loading";
     this.online = navigator.onLine;
     this.flushing = null;
@@ -42,15 +54,21 @@ export class TableSync {
     this.base = (await box.loadBase(this.code)) || null;
     this.pending = await box.pending(this.code);
     this.rejected = await box.rejected(this.code);
-    if (!this.base || this.base.version < this.server.version) await this.refreshBase().catch(() => {});
-    this.changed();
+    this.changed(); // drawn at once, from the answer the page came with
     startEngine().then(
-      ({ ms, stages }) => { this.engine = "ready"; this.engineMs = ms; this.engineStages = stages; return this.reproject(); },
-      () => { this.engine = "failed"; this.changed(); });
+      ({ ms, stages }) => {
+        this.engine = "ready"; this.engineMs = ms; this.engineStages = stages;
+        return this.reproject().then(() => this.flush());
+      },
+      () => { this.engine = "failed"; this.changed(); this.flush(); });
     addEventListener("online", () => { this.online = true; this.flush(); });
     addEventListener("offline", () => { this.online = false; this.changed(); });
     setInterval(() => { if (this.pending.length) this.flush(); }, RETRY_MS);
-    this.flush();
+    // The log behind the first drawing (reconciled with the outbox), then the waiting taps.
+    const stale = !this.base || this.base.version < this.server.version;
+    (stale ? this.serial(() => this.refreshed()) : Promise.resolve())
+      .catch(() => { this.online = false; })
+      .finally(() => this.flush());
   }
 
   // --- what the page shows -----------------------------------------------------------------
@@ -83,7 +101,7 @@ export class TableSync {
   // --- the engine's projection ----------------------------------------------------------------
 
   async project(extra = []) {
-    const ops = [...this.pending, ...extra].map(({ kind, event }) => ({ kind, event }));
+    const ops = [...this.pending, ...extra].map(({ kind, event, id, meant }) => ({ kind, event, id, meant }));
     for (let tries = 0; ; tries++) {
       const { version } = this.base;
       if (this.workerVersion !== version) await this.sendBase();
@@ -97,21 +115,23 @@ export class TableSync {
 
   // The whole base to the worker: when it starts (with the page), or when it lost step.
   async sendBase() {
-    const { game, players, options, version, events } = this.base;
-    await ask({ op: "base_set", code: this.code, game, players, options, version, events: events.slice() });
+    const { game, players, options, version, start, checkpoint, events, ids } = this.base;
+    await ask({ op: "base_set", code: this.code, game, players, options, version, start, checkpoint,
+      events: events.slice(), ids: ids.slice() });
     this.workerVersion = version;
   }
 
   // Tells the worker how the base moved from version `since`: its first `keep` events stay, then
-  // `added`. Messages reach the worker in order, so nothing waits for its answer; if it did not hold
-  // the base at `since`, its next projection answers "stale" and it gets the whole base then.
-  moveWorker(since, keep, added) {
+  // `added` (with their `ids`). Messages reach the worker in order, so nothing waits for its answer;
+  // if it did not hold the base at `since`, its next projection answers "stale" and it gets the
+  // whole base then.
+  moveWorker(since, keep, added, ids) {
     if (this.engine !== "ready" || this.workerVersion !== since) {
       this.workerVersion = null;
       return;
     }
     this.workerVersion = this.base.version;
-    ask({ op: "base_move", code: this.code, since, keep, events: added, version: this.base.version })
+    ask({ op: "base_move", code: this.code, since, keep, events: added, ids, version: this.base.version })
       .catch(() => {});
   }
 
@@ -119,7 +139,9 @@ export class TableSync {
     return this.serial(() => this.projectAll());
   }
 
-  // Recomputes the view; waiting taps that the rules now refuse (after a rebase) are set aside.
+  // Recomputes the view; waiting taps that the rules now refuse, or that would mean something else
+  // than when they were tapped (after a rebase), are set aside. A tap tapped before the engine was
+  // ready learns here what it means.
   async projectAll() {
     if (this.engine !== "ready" || !this.base) {
       if (!this.pending.length) [this.view, this.projected] = [this.server.state, false];
@@ -130,26 +152,95 @@ export class TableSync {
       const projection = await this.project();
       const failed = projection.pending.findIndex((result) => !result.ok);
       if (failed < 0) {
+        await this.remember(projection.pending);
         [this.view, this.projected] = [projection.state, true];
+        this.judged = this.base.version;
         break;
       }
-      await this.setAside(this.pending[failed], projection.pending[failed].error);
+      const op = this.pending[failed];
+      const result = projection.pending[failed];
+      if (result.changed) await this.setAside(op, null, await this.missedBy(op));
+      else await this.setAside(op, result.error);
     }
+    if (!this.pending.length) this.changes = [];
     this.changed();
   }
 
-  async setAside(op, error) {
+  // The meaning and words of the waiting taps that had none, kept with them.
+  async remember(results) {
+    for (const [i, result] of results.entries()) {
+      const op = this.pending[i];
+      if (op.meant !== undefined || result.meaning === undefined) continue;
+      Object.assign(op, { meant: result.meaning, said: result.said });
+      await box.update(op);
+    }
+  }
+
+  // `error`: the rule that refuses it now; none: it would mean something else now (`missed` says why).
+  async setAside(op, error, missed = []) {
     if (!this.pending.some((other) => other.seq === op.seq)) return; // already set aside
-    await box.reject(this.code, [{ op, error }]);
+    await box.reject(this.code, [{ op, error, missed }]);
     this.pending = this.pending.filter((other) => other.seq !== op.seq);
     this.rejected = await box.rejected(this.code);
-    this.onRejected?.(op, error);
+    if (error) this.onRejected?.(op, error);
   }
 
   async dismiss(seq) {
     await box.dismiss(seq);
     this.rejected = await box.rejected(this.code);
     this.changed();
+  }
+
+  // The referee keeps a tap set aside because it would mean something else now: it is checked as a
+  // new tap on the table as it is (same client id: if it ever reached the server, it is not applied
+  // twice), and sent. Returns {ok} or {ok: false, error} as `tap` does.
+  keep(seq) {
+    return this.serial(async () => {
+      const entry = this.rejected.find((other) => other.seq === seq);
+      if (!entry || entry.op.kind !== "event") return { ok: false };
+      const op = { kind: "event", id: entry.op.id, event: entry.op.event };
+      const checked = await this.checked(op);
+      if (!checked.ok) return checked;
+      this.pending.push(await box.restore(seq, this.code, op));
+      this.rejected = await box.rejected(this.code);
+      await this.shown(checked.view);
+      this.flush();
+      return { ok: true };
+    });
+  }
+
+  // --- what other phones did under the waiting taps ------------------------------------------------
+
+  // The base moved under waiting taps: the events taken back from position `at` on (`undone`) and
+  // those applied there instead (`added`), each with whether it is this phone's own (a tap whose
+  // answer was lost). Worded by the engine only if a tap is set aside (`missedBy`).
+  record(at, undone, added) {
+    if (!this.pending.length || ![...undone, ...added].some((entry) => !entry.mine)) return;
+    this.changes.push({ at, undone, added, seen: Date.now(), words: null });
+  }
+
+  // A move that kept only `keep` events: a change recorded beyond that cannot be worded any more.
+  cut(keep) {
+    for (const change of this.changes) if (change.at > keep) change.at = null;
+  }
+
+  // What other phones did since `op` was tapped, in the engine's words: [{said, undone}].
+  async missedBy(op) {
+    const since = this.changes.filter((change) => change.seen >= (op.at || 0));
+    const unworded = since.filter((change) => !change.words && change.at !== null);
+    if (unworded.length) {
+      const events = (entries) => entries.map((entry) => entry.event);
+      const { changes } = await ask({ op: "said", changes: unworded.map(({ at, undone, added }) =>
+        ({ at, undone: events(undone), added: events(added) })) });
+      unworded.forEach((change, i) => {
+        const words = changes[i] || { undone: [], added: [] };
+        change.words = [
+          ...change.undone.map((entry, j) => ({ ...entry, said: words.undone[j], undone: true })),
+          ...change.added.map((entry, j) => ({ ...entry, said: words.added[j], undone: false })),
+        ].filter((entry) => !entry.mine && entry.said).map(({ said, undone }) => ({ said, undone }));
+      });
+    }
+    return since.flatMap((change) => change.words || []);
   }
 
   // --- taps --------------------------------------------------------------------------------------
@@ -160,23 +251,33 @@ export class TableSync {
   }
 
   async tapNow(kind, event) {
-    const op = { kind, id: newId(), event };
-    let view = null;
-    if (this.engine === "ready" && this.base) {
-      const projection = await this.project([op]);
-      const result = projection.pending.at(-1);
-      if (!result.ok) return { ok: false, error: result.error };
-      view = projection.state;
-    }
+    const op = { kind, id: newId(), ...(event ? { event } : {}) };
+    const checked = await this.checked(op);
+    if (!checked.ok) return checked;
     this.pending.push(await box.push(this.code, op)); // durable before anything else happens
+    await this.shown(checked.view);
+    this.flush();
+    return { ok: true };
+  }
+
+  // A tap checked by the engine after every waiting one (when it is ready): {ok, view} with the tap
+  // given its meaning and words (`op` gains `meant` and `said`), or {ok: false, error}.
+  async checked(op) {
+    if (this.engine !== "ready" || !this.base) return { ok: true, view: null };
+    const projection = await this.project([op]);
+    const result = projection.pending.at(-1);
+    if (!result.ok) return { ok: false, error: result.error };
+    Object.assign(op, { meant: result.meaning, said: result.said });
+    return { ok: true, view: projection.state };
+  }
+
+  async shown(view) {
     if (view) {
       [this.view, this.projected] = [view, true];
       this.changed();
     } else {
       await this.projectAll(); // the engine may have become ready meanwhile, without this tap
     }
-    this.flush();
-    return { ok: true };
   }
 
   // A check reads the projected state: it waits its turn behind the projection under way (a page
@@ -208,44 +309,80 @@ export class TableSync {
 
   // --- the server -------------------------------------------------------------------------------
 
-  // The server's log as it is now: only what changed since our base's version when we have one, the
-  // whole log when we have none or the server does not know our version (422).
+  // The server's log as it is now, then the waiting taps replayed on it.
+  async refreshed() {
+    await this.refreshBase();
+    await this.projectAll();
+  }
+
+  // The server's log as it is now: only what changed since our base's version when we have one; the
+  // end of the log, from a checkpoint, when we have none, when the server does not know our version
+  // (422), or when what we hold grew too short (many undos). Asked with the waiting taps' client
+  // ids: those the server already applied (their answer was lost) leave the outbox in the same
+  // transaction as the base moves, before anything is replayed on it.
   async refreshBase() {
     const had = this.base;
+    const ids = this.pending.slice(0, IDS_ASKED).map((op) => op.id);
     let log = null;
-    if (had) {
+    if (had && (had.start === 0 || had.events.length >= TAIL / 2)) {
       const since = had.version;
       try {
-        log = await api.log(this.code, since);
+        log = await api.log(this.code, { since, ids });
       } catch (err) {
         if (err.status !== 422) throw err;
       }
-      if (log && this.base === had && had.version === since && log.keep <= had.events.length) {
-        await this.moveBase(since, log.keep, log.events.map((entry) => entry.event), log.version);
+      const held = had.start + had.events.length;
+      if (log && this.base === had && had.version === since && log.keep >= had.start && log.keep <= held) {
+        await this.moveBase(since, log.keep, log.events, log.version, log.applied || []);
       } else {
         log = null;
       }
     }
     if (!log) {
-      log = await api.log(this.code);
-      this.base = { code: this.code, game: log.game, players: log.players, options: log.options,
-        version: log.version, events: log.events.map((entry) => entry.event) };
-      this.workerVersion = null;
-      await box.saveBase(this.base);
+      log = await api.log(this.code, { tail: TAIL, ids });
+      await this.setBase(log);
     }
     if (log.version >= this.server.version) this.server = { version: log.version, state: log.state };
     this.online = true;
   }
 
-  // The base moves from version `since` to `version`: its first `keep` events stay, then `added`.
-  async moveBase(since, keep, added, version) {
-    const { events } = this.base;
-    if (keep === events.length && !added.length && version === since) return;
-    events.length = keep;
-    for (const event of added) events.push(event); // a spread would overflow the stack on a long log
+  // The end of the server's log as our base, anew.
+  async setBase(log) {
+    const done = this.reconciled(log.applied || []);
+    this.base = { code: this.code, game: log.game, players: log.players, options: log.options,
+      version: log.version, start: log.start || 0, checkpoint: log.checkpoint || null,
+      events: log.events.map((entry) => entry.event), ids: log.events.map((entry) => entry.id) };
+    this.workerVersion = null;
+    this.changes = [];
+    await box.saveBase(this.base, done.map((op) => op.seq));
+    this.pending = this.pending.filter((op) => !done.includes(op));
+  }
+
+  // The waiting taps the server applied: their answer was lost. They are in its log already.
+  reconciled(applied) {
+    return this.pending.filter((op) => applied.includes(op.id));
+  }
+
+  // The base moves from version `since` to `version`: its first `keep` events stay, then the log's
+  // `entries` ({id, event}); the waiting taps the server `applied` leave the outbox with it.
+  async moveBase(since, keep, entries, version, applied = []) {
+    const { events, ids, start } = this.base;
+    if (keep === start + events.length && !entries.length && version === since) return;
+    const done = this.reconciled(applied);
+    const mine = new Set(done.map((op) => op.id));
+    // An undo of ours the server applied took back the event it named: not another phone's doing.
+    const undoneByMe = new Set(done.filter((op) => op.kind === "undo").map((op) => op.meant?.undo));
+    const undone = events.slice(keep - start).map((event, i) => ({ event, mine: undoneByMe.has(ids[keep - start + i]) }));
+    const added = entries.map(({ id, event }) => ({ event, mine: mine.has(id) }));
+    this.pending = this.pending.filter((op) => !done.includes(op));
+    this.cut(keep);
+    this.record(keep, undone, added);
+    events.length = keep - start;
+    ids.length = keep - start;
+    for (const { id, event } of entries) { events.push(event); ids.push(id); } // a spread would overflow the stack on a long log
     this.base.version = version;
-    await box.moveBase(this.base, keep);
-    this.moveWorker(since, keep, added);
+    await box.moveBase(this.base, keep, done.map((op) => op.seq));
+    this.moveWorker(since, keep, entries.map((entry) => entry.event), entries.map((entry) => entry.id));
   }
 
   // A state pushed by the live stream (a co-referee's tap, or our own echoed back).
@@ -255,33 +392,36 @@ export class TableSync {
     if (this.pending.length) return; // the next send meets the change as a 409 and rebases
     await this.serial(async () => {
       if (answer.version <= this.version) return; // a refresh queued before this one brought it
-      await this.refreshBase().catch(() => {});
-      await this.projectAll();
+      await this.refreshed().catch(() => {});
     });
   }
 
   async acknowledged(op, answer) {
     const since = this.base.version;
     const expected = answer.version === since + 1;
-    const { events } = this.base;
-    let keep = events.length;
+    const { events, ids, start } = this.base;
+    let keep = start + events.length;
     if (expected) {
       if (op.kind === "event") {
         events.push(op.event);
+        ids.push(op.id);
       } else {
         events.pop();
-        keep = events.length;
+        ids.pop();
+        keep -= 1;
+        this.cut(keep);
       }
       this.base.version = answer.version;
     }
     this.pending = this.pending.filter((other) => other.seq !== op.seq);
     await box.acknowledge(this.base, keep, op.seq);
-    if (expected) this.moveWorker(since, keep, op.kind === "event" ? [op.event] : []);
+    if (expected) this.moveWorker(since, keep, op.kind === "event" ? [op.event] : [], op.kind === "event" ? [op.id] : []);
     this.server = answer;
-    if (!expected) {
-      // A retry answered from the past (its first answer was lost): take the log as it is now.
-      await this.refreshBase();
-      await this.projectAll();
+    if (!this.pending.length) this.changes = [];
+    if (!expected || (start > 0 && events.length < TAIL / 2)) {
+      // A retry answered from the past (its first answer was lost), or a log grown too short to undo
+      // more offline: take the log as it is now.
+      await this.refreshed();
     } else if (this.engine !== "ready" && !this.pending.length) {
       [this.view, this.projected] = [answer.state, false];
     }
@@ -294,29 +434,51 @@ export class TableSync {
     return this.flushing;
   }
 
+  // Whether the oldest waiting tap may be sent as it is: a tap whose meaning this phone knows goes only
+  // once the engine has checked it against the log as it is now (never sent on a log it was not
+  // replayed on); one tapped before the engine was ready is judged by the server's rules alone.
+  judgedNow(op) {
+    return this.engine === "failed" || op.meant === undefined || this.judged === this.base.version;
+  }
+
+  // Whether a 409 to `op` calls for a rebase (the fresh log, the waiting taps replayed on it), or
+  // sets `op` aside with the server's reason. A stale version always rebases. An undo whose event is
+  // no longer the latest rebases once, when the engine can then tell what it would take back now (it
+  // is set aside as changed); a second time, or with no engine, it is set aside with that reason, as
+  // is a client id the server says names another event.
+  rebases(op, err) {
+    if (err.status !== 409) return false;
+    if (err.code === "stale_version") return true;
+    if (err.code !== "undo_not_latest" || this.engine !== "ready" || this.notLatest === op.seq) return false;
+    this.notLatest = op.seq;
+    return true;
+  }
+
   async sendAll() {
     if (!this.base && this.pending.length) {
-      try { await this.refreshBase(); } catch { this.online = false; return; }
+      try { await this.serial(() => this.refreshed()); } catch { this.online = false; return; }
     }
     while (this.pending.length) {
       const op = this.pending[0];
+      if (!this.judgedNow(op)) {
+        if (this.engine !== "ready") return; // the engine, once ready, checks the taps and sends them
+        await this.serial(() => this.projectAll());
+        continue;
+      }
       const body = { id: op.id, version: this.base.version, ...(op.kind === "event" ? op.event : {}) };
       let answer;
       try {
         answer = op.kind === "event"
           ? await api.postEvent(this.code, this.secret, body)
-          : await api.undo(this.code, this.secret, this.base.version, op.id);
+          : await api.undo(this.code, this.secret, this.base.version, op.id, op.meant?.undo ?? undefined);
       } catch (err) {
         if (err.status === 0) { this.online = false; return; }
         this.online = true;
-        if (err.status === 409) {
-          await this.serial(async () => {
-            await this.refreshBase();
-            await this.projectAll();
-          });
+        if (this.rebases(op, err)) {
+          await this.serial(() => this.refreshed());
           continue;
         }
-        if (err.status === 422) {
+        if (err.status === 422 || err.status === 409) {
           await this.serial(async () => {
             await this.setAside(op, { code: err.code, message: err.message, params: err.params, rule: err.rule });
             await this.projectAll();
