@@ -638,6 +638,8 @@ def schemas() -> dict:
                 ),
                 obj(
                     {
+                        # The frame sets no id of its own; an SSE reader keeps the last version's.
+                        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The last version's."},
                         "event": {"const": "rematch"},
                         "data": {
                             "type": "string",
