@@ -147,7 +147,14 @@ def server(tmp_path_factory, pytestconfig):
     pytestconfig.stash[_server_log_key] = log_path
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "ARBITRE_INSTANCE": str(folder / "instance"), "PYTHONUNBUFFERED": "1"}
+    # Every test creates its tables from this one address: the new-table limit per address (60 an
+    # hour, tested in tests/) would refuse the suite's later tables.
+    env = {
+        **os.environ,
+        "ARBITRE_INSTANCE": str(folder / "instance"),
+        "ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour",
+        "PYTHONUNBUFFERED": "1",
+    }
     env.pop("DATABASE_URL", None)
     command = [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
     # The log goes to a file, not a pipe: nobody would drain a pipe, and a full one blocks the server.

@@ -197,7 +197,7 @@ def test_an_existentiel_table_followed_here_gives_its_players_with_their_months(
     players = [{"name": "Inès", "birth_month": 3}, {"name": "Jules", "birth_month": 11}]
     answer = page.request.post("/api/tables", data={"game": "existentiel", "players": players})
     page.goto(f"/t/{answer.json()['code']}")  # followed on this phone: its players are kept
-    expect(page.locator("#sync")).to_have_text("en direct")
+    expect(page.locator("#sync")).to_have_attribute("data-live", "1")  # it hears the table
     page.goto("/new/existentiel")
     page.locator("#recent [data-recent]").tap()
     assert values(name_inputs(page)) == ["Inès", "Jules", "", "", "", ""]
