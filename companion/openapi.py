@@ -606,12 +606,16 @@ def schemas() -> dict:
                 "type": STRING,
                 "said": nullable(ref("Said")),
                 "by": STRING,
+                "event": nullable(
+                    {"type": "object", "description": "The event as recorded (as `/log` has it)."}
+                ),
                 "at": ref("Moment"),
                 "undo": BOOLEAN,
             },
-            ["seq", "id", "type", "said", "by", "at", "undo"],
-            description="What a version did: the event it recorded, or (`undo`) the event its undo took "
-            "back; `at`, when that version was written.",
+            ["seq", "id", "type", "said", "by", "event", "at", "undo"],
+            description="What a version did: the event it recorded (`event`, as recorded), or (`undo`) "
+            "the event its undo took back (`event` null; `id` names it); `at`, when that version was "
+            "written.",
         ),
         "Answer": obj(
             {

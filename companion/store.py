@@ -64,7 +64,7 @@ BY_REFEREE = "referee"
 ENTRY = (EVENTS.c.seq, EVENTS.c.client_id, EVENTS.c.type, EVENTS.c.said)
 # The latest events in effect, newest first (`ix_events_in_effect`): what an undo takes back.
 LATEST_ENTRIES = (
-    select(*ENTRY, EVENTS.c.version, EVENTS.c.created_at)
+    select(*ENTRY, EVENTS.c.payload, EVENTS.c.version, EVENTS.c.created_at)
     .where(EVENTS.c.table_id == bindparam("table_id"), IN_EFFECT)
     .order_by(EVENTS.c.version.desc())
     .limit(bindparam("count"))
@@ -372,9 +372,10 @@ def entry(row) -> dict:
     return {"seq": row.seq, "id": row.client_id, "type": row.type, "said": row.said, "by": BY_REFEREE}
 
 
-def _did(named: dict, at: datetime, undo: bool) -> dict:
-    """What a version did: ``named``, the event it recorded or, ``undo``, took back; ``at``, when."""
-    return {**named, "at": at.isoformat(), "undo": undo}
+def _did(named: dict, event: dict | None, at: datetime, undo: bool) -> dict:
+    """What a version did: ``named``, the event it recorded (``event``, itself: a phone that keeps
+    the log moves it by the stream's frame alone) or, ``undo``, took back; ``at``, when."""
+    return {**named, "event": event, "at": at.isoformat(), "undo": undo}
 
 
 def _did_at(table_id: int, version: int, latest, kept: bool) -> dict | None:
@@ -382,7 +383,7 @@ def _did_at(table_id: int, version: int, latest, kept: bool) -> dict | None:
     event if it was recorded by that version, else the event its undo took back (``kept``: that
     undo's answer is still kept, as the current version's always is)."""
     if latest is not None and latest.version == version:
-        return _did(entry(latest), latest.created_at, undo=False)
+        return _did(entry(latest), latest.payload, latest.created_at, undo=False)
     if version == 0:
         return None
     undone = None
@@ -390,7 +391,7 @@ def _did_at(table_id: int, version: int, latest, kept: bool) -> dict | None:
         undone = db.session.execute(UNDONE_KEPT, {"table_id": table_id, "version": version}).first()
     if undone is None:  # an older version, or a row written before answers were kept
         undone = db.session.execute(UNDONE_AT, {"table_id": table_id, "version": version}).first()
-    return None if undone is None else _did(entry(undone), undone.undone_at, undo=True)
+    return None if undone is None else _did(entry(undone), None, undone.undone_at, undo=True)
 
 
 def _worded(game: str, state: dict, version: int, did: dict | None, undoable: dict | None) -> dict:
@@ -520,7 +521,7 @@ def append_event(table_id: int, body: dict) -> Answer:
             "said": words,
             "by": BY_REFEREE,
         }
-        result = Answer(_worded(table.game, state, version, _did(named, at, undo=False), named))
+        result = Answer(_worded(table.game, state, version, _did(named, event, at, undo=False), named))
 
         def write(connection) -> Snapshot:
             return _move_table(
@@ -581,9 +582,8 @@ def undo(table_id: int, body: dict) -> Answer:
             last, state = _state_before_last(connection, table, named)
         version, at = table.version + 1, now()
         taken, trail = _taken_back(connection, table)
-        result = Answer(
-            _worded(table.game, state, version, _did(taken, at, undo=True), trail[-1] if trail else None)
-        )
+        did = _did(taken, None, at, undo=True)
+        result = Answer(_worded(table.game, state, version, did, trail[-1] if trail else None))
 
         def write(connection) -> Snapshot:
             return _move_table(

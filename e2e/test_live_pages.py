@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from companion.i18n import catalogue
+from e2e.conftest import morto_touch
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
@@ -55,9 +56,7 @@ def follower_page(phone, path: str, **context) -> Page:
 
 
 def touch(page: Page, player: str) -> None:
-    button = page.locator(f"[data-player={player}] [data-action=touched_early]")
-    button.evaluate("element => element.scrollIntoView({block: 'center'})")
-    button.tap()
+    morto_touch(page, player, press=lambda target: target.tap())
 
 
 def test_everyone_sees_what_just_happened_and_the_undo_says_what_it_takes_back(phone, server, screenshot):
@@ -194,6 +193,24 @@ def test_a_tap_costs_every_page_no_request_but_the_stream_and_the_referees_own(p
     expect(view.locator("#story summary")).to_have_text("Le fil de la partie (3)")
     assert [url for url in asked["view"] if "/history" in url] == []
     screenshot(view, "live-view-story-told-by-the-stream-fr")
+
+    # A co-referee's tap and its undo (another phone, the same secret): the referee page moves the log
+    # it keeps from the frames alone, asks for nothing, and its own next tap lands on the right version.
+    before = len(asked["referee"])
+    hearts = referee.locator("#seats [data-player=p5] .hearts")
+    write = f"/api/tables/{table['code']}"
+    api(server, f"{write}/events", {"id": "co1", "type": "touched_early", "player": "p5"}, table["secret"])
+    expect(referee.locator("#happened")).to_have_attribute("data-version", "5")
+    expect(hearts).to_have_attribute("data-lives", "2")
+    api(server, f"{write}/undo", {"event": "co1"}, table["secret"])
+    expect(referee.locator("#happened")).to_have_attribute("data-version", "6")
+    expect(hearts).to_have_attribute("data-lives", "3")
+    touch(referee, "p5")
+    expect(view.locator("#happened")).to_have_attribute("data-version", "7")
+    synced(referee)
+    referee.wait_for_timeout(500)
+    assert [url for url in asked["referee"][before:] if not own.match(url)] == []
+    assert len(asked["referee"][before:]) == 1  # its own tap, accepted at once (no 409, no rebase)
 
 
 def test_a_followers_freshness_is_the_age_of_the_last_action_as_time_passes(phone, server, screenshot):

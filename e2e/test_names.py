@@ -147,8 +147,8 @@ def test_a_name_with_an_invisible_character_is_refused_on_the_new_table_form(pho
     page = phone().new_page()
     page.goto("/new/morto")
     inputs = page.locator("#names input[name=name]")
-    expect(inputs).to_have_count(3)
-    for i, name in enumerate(["Ana", "Bo\u200bb", "Cyd"]):  # a zero-width space, pasted with the name
+    expect(inputs).to_have_count(6)  # a row per seat of the smallest Il Morto table
+    for i, name in enumerate(["Ana", "Bo\u200bb", "Cyd", "Dom", "Eva", "Fay"]):  # a zero-width space, pasted
         inputs.nth(i).fill(name)
     page.get_by_role("button", name="Créer la table").tap()
     error = page.locator("#form-error")

@@ -20,14 +20,14 @@ import time
 
 from playwright.sync_api import expect
 
+from e2e.conftest import morto_touch
 from e2e.test_offline import SYNC_TIMEOUT_MS, api, history, installed_referee, lives, reveal
 
 NAMES = ["Ana", "Ben", "Cyd", "Dom", "Eva"]
 WRITES = re.compile(r"/api/tables/\w+/(events|undo)$")
 
 
-def touch(page, player: str) -> None:
-    page.click(f"[data-player={player}] [data-action=touched_early]")
+touch = morto_touch
 
 
 def synced(page) -> None:
@@ -78,7 +78,7 @@ def test_an_undo_made_offline_is_set_aside_when_another_phone_moved_the_table(ph
     assert touches(server, code) == [("p2", False), ("p3", False), ("p4", False), ("p5", False)]
     set_aside = b.locator("[data-rejected]")
     expect(set_aside).to_have_count(1)
-    expect(set_aside.locator("[data-said]")).to_contain_text("Annuler « Ben a touché ses cartes trop tôt")
+    expect(set_aside.locator("[data-said]")).to_contain_text("Défaire « Ben a touché ses cartes trop tôt")
     expect(set_aside).to_contain_text("Ben a touché ses cartes trop tôt")  # what the undo meant
     expect(set_aside.locator("[data-missed]")).to_have_text(
         [

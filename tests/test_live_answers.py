@@ -33,6 +33,7 @@ def entry(history_entry: dict) -> dict:
 def did(history_entry: dict, undo: bool = False) -> dict:
     """What a version did, from the history's entry of its event (taken back by an undo)."""
     return entry(history_entry) | {
+        "event": None if undo else history_entry["event"],
         "at": history_entry["undone_at" if undo else "at"],
         "undo": undo,
     }
@@ -65,6 +66,7 @@ def test_an_event_answer_says_what_it_did_and_what_an_undo_would_take_back(make_
         "type": "touched_early",
         "said": words("p2", "Bruno"),
         "by": "referee",
+        "event": {"type": "touched_early", "player": "p2"},  # as recorded: a phone moves its log by it
         "at": history[0]["at"],
         "undo": False,
     }

@@ -72,11 +72,13 @@ export function glow(root, ids = []) {
   }
 }
 
-// A player's own card on the page (not the buttons naming them): the outermost element inside
-// `root` that names them, as every game draws one (`data-player`, or `data-sheet` for the Grand
-// Jeu's sheets; a player's own page names its player on `root` itself).
+// A player's own card on the page (not the buttons naming them, unless the button is the card, as
+// Il Morto's seat tiles are: `data-card`): the outermost element inside `root` that names them, as
+// every game draws one (`data-player`, or `data-sheet` for the Grand Jeu's sheets; a player's own
+// page names its player on `root` itself).
 function playerElements(root, id) {
-  const selector = `[data-player="${CSS.escape(id)}"]:not(button), [data-sheet="${CSS.escape(id)}"]`;
+  const who = CSS.escape(id);
+  const selector = `[data-player="${who}"]:not(button), [data-player="${who}"][data-seat], [data-sheet="${who}"]`;
   return [...root.querySelectorAll(selector)].filter((el) => {
     const outer = el.parentElement.closest(selector);
     return !outer || outer === root || !root.contains(outer);

@@ -392,8 +392,26 @@ export class TableSync {
     if (this.pending.length) return; // the next send meets the change as a 409 and rebases
     await this.serial(async () => {
       if (answer.version <= this.version) return; // a refresh queued before this one brought it
+      if (await this.followed(answer)) return;
       await this.refreshed().catch(() => {});
     });
+  }
+
+  // The next version, moved from its frame alone (what it recorded, or which event its undo took
+  // back): no request per tap of another phone. False when the frame does not follow our base.
+  async followed({ version, did }) {
+    const base = this.base;
+    if (!base || !did || version !== base.version + 1) return false;
+    const held = base.start + base.events.length;
+    if (!did.undo && did.event) {
+      await this.moveBase(base.version, held, [{ id: did.id, event: did.event }], version);
+    } else if (did.undo && held > base.start && base.ids[base.events.length - 1] === did.id) {
+      await this.moveBase(base.version, held - 1, [], version);
+    } else {
+      return false;
+    }
+    await this.projectAll();
+    return true;
   }
 
   async acknowledged(op, answer) {

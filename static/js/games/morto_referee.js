@@ -96,7 +96,7 @@ function roundCard(state, players, ctx, reveal) {
 // A seat: name, lives and roles. A button when the question lets it be tapped (`pick`: {onclick}, and
 // `pressed` where the seat is chosen or not: the quick reveal's toggles, the infraction's chosen player).
 function seat(state, p, pick) {
-  const attributes = { class: `seat${p.alive ? "" : " is-dead"}`, "data-player": p.id };
+  const attributes = { class: `seat${p.alive ? "" : " is-dead"}`, "data-player": p.id, "data-seat": "" };
   const face = [h("span", { class: "player-name" }, p.alive ? null : icon("☠ "), p.name),
     hearts(p.lives, state.lives), h("span", { class: "seat-pills" }, pills(state, p))];
   if (!pick) return h("div", attributes, face);
