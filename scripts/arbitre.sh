@@ -77,6 +77,8 @@ case "${1:-}" in
   test)
     command -v chromium >/dev/null || need_apt+=(chromium)
     fc-list 2>/dev/null | grep -qi dejavu || need_apt+=(fonts-dejavu-core)
+    # The emoji a phone draws (🔁, 🏆, ☠) drawn in the screenshots too, not as empty boxes.
+    fc-list 2>/dev/null | grep -qi "color emoji" || need_apt+=(fonts-noto-color-emoji)
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
     apt_install "${need_apt[@]}"
     node_env
