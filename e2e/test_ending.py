@@ -18,14 +18,15 @@ controls are not the subject here; the end of the game is.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from e2e.conftest import ARTIFACTS
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
-VIEWPORT_HEIGHT = 844
 
 # Replaces the Web Share API with a recorder: what a page shares lands in `window.__shared` (its
 # files in `window.__sharedFiles`), and the share sheet "closes" at once.
@@ -96,21 +97,27 @@ def kept_secret(page: Page, code: str) -> str | None:
     )
 
 
-def above_the_dock(page: Page, target) -> None:
-    """The control is on the first screen, not under the referee's dock: no scrolling to reach it."""
-    expect(target).to_be_visible()
-    # Measured in one call: the page redraws the card when its stream connects, and a box read
-    # apart from the dock's could belong to a card already replaced.
-    box, dock_top = target.evaluate(
-        """element => {
-            const box = element.getBoundingClientRect();
-            const dock = document.querySelector('.dock');
-            return [{y: box.y, height: box.height, width: box.width},
-                    dock ? dock.getBoundingClientRect().y : null];
-        }"""
-    )
-    bottom = VIEWPORT_HEIGHT if dock_top is None else dock_top
-    assert box["y"] >= 0 and box["y"] + box["height"] <= bottom, box
+# Where a control is, and where the referee's dock begins (the screen's bottom when there is none).
+PLACED = """selector => {
+    const box = document.querySelector(selector).getBoundingClientRect();
+    const dock = document.querySelector('.dock');
+    return {y: box.y, bottom: box.bottom, height: box.height, width: box.width,
+            dock: dock ? dock.getBoundingClientRect().y : innerHeight};
+}"""
+
+
+def above_the_dock(page: Page, selector: str) -> None:
+    """The control is on the first screen, not under the referee's dock: no scrolling to reach it.
+    Measured once the page has settled (it redraws its card when its stream connects)."""
+    expect(page.locator(selector)).to_be_visible()
+    with contextlib.suppress(PlaywrightTimeoutError):  # then the assertion below says where it is
+        page.wait_for_function(
+            f"selector => {{ const p = ({PLACED})(selector); return p.y >= 0 && p.bottom <= p.dock; }}",
+            arg=selector,
+            timeout=5_000,
+        )
+    box = page.evaluate(PLACED, selector)
+    assert box["y"] >= 0 and box["bottom"] <= box["dock"], box
     assert box["height"] >= 48 and box["width"] >= 48, box
 
 
@@ -123,7 +130,7 @@ def test_a_finished_game_offers_a_rematch_in_one_tap_and_its_followers_are_told(
     card = referee.locator("[data-ending]")  # under the winner's card
     rematch = card.locator("[data-ending-rematch]")
     expect(rematch).to_have_text("🔁 Revanche")
-    above_the_dock(referee, rematch)
+    above_the_dock(referee, "[data-ending] [data-ending-rematch]")
     expect(card.locator("[data-ending-results]")).to_have_attribute("href", f"/t/{old}/results")
     expect(card.locator("[data-ending-share]")).to_have_text("Partager")
 
@@ -265,7 +272,7 @@ def test_every_game_ends_with_the_same_offer(phone, screenshot):
         table = finished(page, body, events)
         page.goto(f"/r/{table['code']}#s={table['secret']}")
         offer = page.locator(where)
-        above_the_dock(page, offer.locator("[data-ending-rematch]"))
+        above_the_dock(page, f"{where} [data-ending-rematch]")
         screenshot(page, f"ending-referee-{game}")
         offer.locator("[data-ending-rematch]").tap()
         page.wait_for_url(re.compile(rf"/r/(?!{table['code']})[0-9A-Z]{{6}}$"))
