@@ -75,6 +75,22 @@ UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undone_version == bindparam("version")
 )
 UNDONE_KEPT = UNDONE_AT.where(EVENTS.c.undo_result.is_not(None))
+# What a history entry answers of its event (`history`): never the kept answers nor the checkpoint,
+# whose decoding (a view, a state: kilobytes a row) cost a page of the history most of its time.
+HISTORY_COLUMNS = tuple(
+    EVENTS.c[name]
+    for name in (
+        "seq",
+        "client_id",
+        "payload",
+        "version",
+        "created_at",
+        "undone",
+        "undone_version",
+        "undone_at",
+        "said",
+    )
+)
 # The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
 # tap cost more than running them).
 FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
@@ -326,15 +342,16 @@ def applied(table: Table, ids: list[str]) -> list[str]:
     return [client_id for client_id in ids if client_id in found]
 
 
-def history(table: Table, before: int | None = None, limit: int | None = None) -> tuple[list[Event], bool]:
-    """The log's rows, oldest first, and whether older ones are left: all of them, or the latest
-    ``limit`` before ``seq`` ``before`` (one indexed read, whatever the log's length)."""
-    query = select(Event).where(Event.table_id == table.id)
+def history(table: Table, before: int | None = None, limit: int | None = None) -> tuple[list[Row], bool]:
+    """The log's rows (the columns of `HISTORY_COLUMNS`), oldest first, and whether older ones are
+    left: all of them, or the latest ``limit`` before ``seq`` ``before`` (one indexed read, whatever
+    the log's length)."""
+    query = select(*HISTORY_COLUMNS).where(EVENTS.c.table_id == table.id)
     if limit is None:
-        return list(db.session.execute(query.order_by(Event.seq)).scalars()), False
+        return list(db.session.execute(query.order_by(EVENTS.c.seq))), False
     if before is not None:
-        query = query.where(Event.seq < before)
-    rows = list(db.session.execute(query.order_by(Event.seq.desc()).limit(limit + 1)).scalars())
+        query = query.where(EVENTS.c.seq < before)
+    rows = list(db.session.execute(query.order_by(EVENTS.c.seq.desc()).limit(limit + 1)))
     return rows[:limit][::-1], len(rows) > limit
 
 
