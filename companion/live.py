@@ -36,7 +36,7 @@ import time
 from collections import Counter
 
 from flask import Blueprint, Flask, Response, current_app, request
-from sqlalchemy import select, union_all
+from sqlalchemy import and_, select, union_all
 
 from companion import bus, store
 from companion.errors import Refused
@@ -227,10 +227,17 @@ class Hub:
     def log_answers(self, table_id: int, after: int, upto: int | None = None) -> list[tuple[int, dict]]:
         """The answer of every version after ``after`` (up to ``upto``), as stored with the writes (or,
         for a version older than the log keeps answers for, rebuilt from it)."""
-        applied = select(Event.version, Event.result).where(Event.table_id == table_id, Event.version > after)
-        undone = select(Event.undone_version, Event.undo_result).where(
-            Event.table_id == table_id, Event.undone_version > after
-        )
+        kept = store.ANSWERS
+
+        def versions(version):  # the versions its events made (or, undone, their undos), with answers kept
+            joined = and_(kept.c.table_id == Event.table_id, kept.c.version == version)
+            return (
+                select(version, kept.c.answer)
+                .outerjoin(kept, joined)
+                .where(Event.table_id == table_id, version > after)
+            )
+
+        applied, undone = versions(Event.version), versions(Event.undone_version)
         if upto is not None:
             applied = applied.where(Event.version <= upto)
             undone = undone.where(Event.undone_version <= upto)
