@@ -12,7 +12,7 @@
 // stream at the same moment; a fixed wait would bring them all back at the same moment too, each
 // time the instance is tried and once more when it is back. Random waits spread them out, and
 // growing ones thin out the attempts of a long outage. The count starts again once a stream delivers.
-export const RECONNECT = { first: 1000, most: 16000 };
+export const RECONNECT = { first: 1000, most: 8000 };
 
 export function reconnectDelay(attempt, random = Math.random) {
   return Math.floor(random() * Math.min(RECONNECT.most, RECONNECT.first * 2 ** attempt));
