@@ -109,12 +109,13 @@ _forms: dict = {}  # (a `companion.store` statement, its parameters' names) -> S
 
 def tap_rows_floor():
     """The rows a tap of `bench/writes.py` writes, with `companion.store`'s own statements aimed at
-    copies of the app's ``tables`` and ``events`` (`_copy_tap_tables`: the same columns, constraints
-    and indexes): the table's row moved, then the event appended (a body with a ``type``) or the
-    latest one marked undone (an undo's body), and every `store.PRUNE_EVERY` versions the older
-    answers forgotten; on the bare connection, committed in the loop's thread. The values have a
-    tap's sizes, but no rule is applied: the state, the answer's view and the event's words are the
-    bench table's, encoded once. One worker; after the bench has made its table."""
+    copies of the app's ``tables``, ``events`` and ``answers`` (`_copy_tap_tables`: the same
+    columns, constraints and indexes): the table's row moved, then the event appended (a body with a
+    ``type``) or the latest one marked undone (an undo's body), the version's answer kept, and every
+    `store.PRUNE_EVERY` versions the older answers forgotten; on the bare connection, committed in
+    the loop's thread. The values have a tap's sizes, but no rule is applied: the state, the
+    answer's view and the event's words are the bench table's, encoded once. One worker; after the
+    bench has made its table."""
     from companion import store
     from companion.api import body
     from companion.models import now
@@ -152,7 +153,6 @@ def tap_rows_floor():
                 "type": str(event["type"]),
                 "payload": _row(event),
                 "version": version,
-                "result": answer,
                 "said": rows["said"],
                 "created_at": moment,
                 "undone": False,
@@ -169,9 +169,9 @@ def tap_rows_floor():
                 "new_undone_version": version,
                 "new_undone_at": moment,
                 "new_undo_id": data.get("id"),
-                "new_undo_result": answer,
             },
         )
+    _sent(connection, store.KEEP_ANSWER, {"table_id": rows["id"], "version": version, "answer": answer})
     if version % store.PRUNE_EVERY == 0:
         for statement in store.PRUNE_ANSWERS:
             _sent(connection, statement, {"row_id": rows["id"], "upto": version - store.ANSWERS_KEPT})
@@ -219,14 +219,15 @@ def _first_tap_rows(connection, event: dict) -> dict:
 
 
 def _copy_tap_tables(connection) -> None:
-    """``bench_tables`` and ``bench_events``, empty: the app's ``tables`` and ``events`` as its
-    migrations made them (their columns, constraints and indexes, read from ``sqlite_master``)."""
-    for name in ("bench_events", "bench_tables"):
+    """``bench_tables``, ``bench_events`` and ``bench_answers``, empty: the app's ``tables``, ``events``
+    and ``answers`` as its migrations made them (their columns, constraints and indexes, read from
+    ``sqlite_master``)."""
+    for name in ("bench_answers", "bench_events", "bench_tables"):
         connection.exec_driver_sql(f"DROP TABLE IF EXISTS {name}")
     schema = (
         connection.exec_driver_sql(
-            "SELECT sql FROM sqlite_master WHERE tbl_name IN ('tables', 'events') AND sql IS NOT NULL "
-            "ORDER BY type DESC"
+            "SELECT sql FROM sqlite_master WHERE tbl_name IN ('tables', 'events', 'answers')"
+            " AND sql IS NOT NULL ORDER BY type DESC"
         )
         .scalars()
         .all()
@@ -236,10 +237,11 @@ def _copy_tap_tables(connection) -> None:
 
 
 def _on_copies(sql: str) -> str:
-    """``sql`` about the app's ``tables`` and ``events`` made about their copies, indexes renamed too."""
+    """``sql`` about the app's ``tables``, ``events`` and ``answers`` made about their copies, indexes
+    renamed too."""
     import re
 
-    return re.sub(r"INDEX (\w+)", r"INDEX bench_\1", re.sub(r"\b(tables|events)\b", r"bench_\1", sql))
+    return re.sub(r"INDEX (\w+)", r"INDEX bench_\1", re.sub(r"\b(tables|events|answers)\b", r"bench_\1", sql))
 
 
 def _row(data: dict) -> str:

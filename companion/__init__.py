@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from companion.models import db, dumps, migrate
 
@@ -41,6 +42,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         # The address phones reach the app by (``https://arbitre.example.org``), for the QR code:
         # when unset, the request's own (its Host header), and the QR is never cached publicly.
         PUBLIC_URL=None,
+        # Reverse proxies in front (docs/DEPLOY.md) whose X-Forwarded-For and X-Forwarded-Proto are
+        # believed: the client's address (the limits per address count it) is the one the nearest
+        # of them saw. 0, with no proxy: the headers are a stranger's word, and ignored.
+        PROXIES=0,
         # Limits per client address (companion/limits.py): failures only, and new tables.
         RATELIMIT_UNKNOWN_TABLE="30/minute",  # 404s on routes that name a table
         RATELIMIT_WRONG_SECRET="30/minute",  # 401/403: missing or wrong referee secrets
@@ -60,6 +65,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         "json_serializer": dumps,
     }
     app.json.sort_keys = False
+    if app.config["PROXIES"]:
+        hops = int(app.config["PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 
     db.init_app(app)

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import random
 import socket
 import threading
 import time
 from collections import Counter
 
 from flask import Blueprint, Flask, Response, current_app, request
-from sqlalchemy import select, union_all
+from sqlalchemy import and_, select, union_all
 
 from companion import bus, store
 from companion.errors import Refused
@@ -46,11 +47,29 @@ bp = Blueprint("live", __name__)
 EXTENSION = "arbitre.live"
 KEPT_VERSIONS = 32  # recent frames a channel keeps for followers a little behind
 RETRY_AFTER_SECONDS = 10
-RETRY = b"retry: 1000\n\n"  # EventSource comes back after 1 s when a stream ends or drops
+# How long EventSource waits before it reconnects when a stream ends or drops, drawn per stream
+# (milliseconds): the streams an instance ends together when it stops (or that all began when it came
+# back) do not all come back in the same second. The pages reconnect on their own schedule, random
+# and growing (static/js/live.js); this is for any other EventSource client.
+RETRY_MS = (1000, 5000)
+# A stream's life (LIVE_STREAM_SECONDS) is shortened by a random share of up to this much, so that
+# streams begun together (after a restart) do not all end, and reconnect, together.
+LIFETIME_SPREAD = 0.25
 STILL_HERE = b": still here\n\n"  # keeps proxies from closing an idle stream, and finds gone clients
 REMATCH_EVENT = b"event: rematch\n"
 
 log = logging.getLogger(__name__)
+
+
+def retry_line(draw=random.random) -> bytes:
+    """The stream's ``retry:`` field: a wait drawn in `RETRY_MS`."""
+    low, high = RETRY_MS
+    return f"retry: {low + round(draw() * (high - low))}\n\n".encode()
+
+
+def lifetime(seconds: float, draw=random.random) -> float:
+    """A stream's life: ``seconds`` (LIVE_STREAM_SECONDS) less a random share of up to `LIFETIME_SPREAD`."""
+    return seconds * (1 - LIFETIME_SPREAD * draw())
 
 
 def frame(version: int, data: str) -> bytes:
@@ -208,10 +227,17 @@ class Hub:
     def log_answers(self, table_id: int, after: int, upto: int | None = None) -> list[tuple[int, dict]]:
         """The answer of every version after ``after`` (up to ``upto``), as stored with the writes (or,
         for a version older than the log keeps answers for, rebuilt from it)."""
-        applied = select(Event.version, Event.result).where(Event.table_id == table_id, Event.version > after)
-        undone = select(Event.undone_version, Event.undo_result).where(
-            Event.table_id == table_id, Event.undone_version > after
-        )
+        kept = store.ANSWERS
+
+        def versions(version):  # the versions its events made (or, undone, their undos), with answers kept
+            joined = and_(kept.c.table_id == Event.table_id, kept.c.version == version)
+            return (
+                select(version, kept.c.answer)
+                .outerjoin(kept, joined)
+                .where(Event.table_id == table_id, version > after)
+            )
+
+        applied, undone = versions(Event.version), versions(Event.undone_version)
         if upto is not None:
             applied = applied.where(Event.version <= upto)
             undone = undone.where(Event.undone_version <= upto)
@@ -360,7 +386,7 @@ def stream(code: str):
             first,
             table.version,
             config["LIVE_KEEPALIVE_SECONDS"],
-            config["LIVE_STREAM_SECONDS"],
+            lifetime(config["LIVE_STREAM_SECONDS"]),
             request.environ.get("gunicorn.socket"),
             told,
         ),
@@ -402,7 +428,7 @@ def _events(
 
     stop_watching = _watch_hang_up(sock, hung_up)
     try:
-        yield RETRY + b"".join(data for _, data in first)
+        yield retry_line() + b"".join(data for _, data in first)
         ends = time.monotonic() + lifetime
         while (left := ends - time.monotonic()) > 0:
             try:

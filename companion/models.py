@@ -76,20 +76,13 @@ class Event(db.Model):
             sqlite_where=db.text("undone = 0"),
             postgresql_where=db.text("undone = false"),
         ),
-        # The few rows that still keep an answer: pruning them reads these, not the whole log.
+        # The events undone, by the version that undid them: what a version that was an undo did.
         db.Index(
-            "ix_events_result_kept",
-            "table_id",
-            "version",
-            sqlite_where=db.text("result IS NOT NULL"),
-            postgresql_where=db.text("result IS NOT NULL"),
-        ),
-        db.Index(
-            "ix_events_undo_result_kept",
+            "ix_events_undone",
             "table_id",
             "undone_version",
-            sqlite_where=db.text("undo_result IS NOT NULL"),
-            postgresql_where=db.text("undo_result IS NOT NULL"),
+            sqlite_where=db.text("undone_version IS NOT NULL"),
+            postgresql_where=db.text("undone_version IS NOT NULL"),
         ),
     )
 
@@ -100,21 +93,33 @@ class Event(db.Model):
     type = db.Column(db.String(40), nullable=False)
     payload = db.Column(db.JSON, nullable=False)  # the event as the engine reads it
     version = db.Column(db.Integer, nullable=False)  # the table's version once it was applied
-    # The answer given, repeated to a retry of the same id and sent to live followers who missed it.
-    # Kept for the table's last `store.ANSWERS_KEPT` versions only; an older one is rebuilt from the
-    # log on the rare retry that asks for it (`store.answer_at`), so a row never keeps a whole view.
-    result = db.Column(db.JSON(none_as_null=True))
     created_at = db.Column(UTCDateTime, nullable=False, default=now)
     undone = db.Column(db.Boolean, nullable=False, default=False)
     undone_version = db.Column(db.Integer)
     undone_at = db.Column(UTCDateTime)
     undo_id = db.Column(db.String(64))  # the client id of the undo that took it back, if it sent one
-    undo_result = db.Column(db.JSON(none_as_null=True))  # the undo's answer, kept like ``result``
     said = db.Column(db.JSON(none_as_null=True))  # {code, params}: what it did, worded when applied
     # The state after it, on every `store.CHECKPOINT_EVERY`-th event in effect: an undo or a history
     # replays from the nearest one. Valid while the event is in effect (undo only takes back the
     # latest, so the events before it stay as they were).
     checkpoint = db.Column(db.JSON(none_as_null=True))
+
+
+class KeptAnswer(db.Model):
+    """The answer a version gave (an event's or an undo's), repeated to a retry of the same id and
+    sent to live followers who missed it. Kept for the table's last `store.ANSWERS_KEPT` versions
+    only, then deleted; an older one is rebuilt from the log on the rare retry that asks for it
+    (`store.answer_at`). Kept apart from the events because an answer (a whole view, kilobytes) is
+    short-lived and an event is forever: in the event's row, the answer cleared later left the row's
+    page as empty as it was full (SQLite does not merge a page whose rows shrink), and a table of
+    100,000 events took 390 MB on disk for 29 MB of data. Here a pruned answer frees its row, and
+    the pages freed are the next answers' (docs/PERFORMANCE.md, "The SQLite file")."""
+
+    __tablename__ = "answers"
+
+    table_id = db.Column(db.Integer, db.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    version = db.Column(db.Integer, primary_key=True)
+    answer = db.Column(db.JSON, nullable=False)
 
 
 @sa_event.listens_for(Engine, "connect")

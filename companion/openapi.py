@@ -1197,7 +1197,8 @@ def paths() -> dict:
                 ],
                 "responses": {
                     "200": ok(
-                        "`retry: 1000`, then one event per version: `id: <version>`, `event: state`, "
+                        "`retry: <ms>` (drawn per stream, 1000 to 5000), then one event per version: "
+                        "`id: <version>`, `event: state`, "
                         '`data: {"version", "state", "did", "undoable"}`; a `: still here` comment after '
                         "15 s of silence. "
                         'A finished table\'s rematch is `event: rematch`, `data: {"rematch": <code>}`, '

@@ -22,13 +22,13 @@ from collections.abc import Callable
 from datetime import datetime
 
 from flask import current_app, has_request_context, request
-from sqlalchemy import Row, bindparam, false, insert, null, or_, select, update
+from sqlalchemy import Row, and_, bindparam, delete, false, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from companion import bus, group_commit, models, warm
 from companion.errors import Refused
 from companion.group_commit import Raced, Snapshot
-from companion.models import Event, Table, db, now
+from companion.models import Event, KeptAnswer, Table, db, now
 from engine import core
 
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
@@ -52,7 +52,7 @@ TURN_SECONDS = 0.0001  # the shortest pause that still lets gevent's loop turn o
 SNAPSHOT_READ = {"postgresql": {"isolation_level": "REPEATABLE READ"}}
 # Writes go straight to the tables (SQLAlchemy Core), not through the ORM's unit of work: one
 # statement per row, each value encoded once.
-TABLES, EVENTS = Table.__table__, Event.__table__
+TABLES, EVENTS, ANSWERS = Table.__table__, Event.__table__, KeptAnswer.__table__
 # The events in effect, as the partial index `ix_events_in_effect` (table, version) reads them: the
 # latest of a long log with thousands undone are found without walking past the undone ones.
 IN_EFFECT = EVENTS.c.undone == false()
@@ -69,21 +69,42 @@ LATEST_ENTRIES = (
     .order_by(EVENTS.c.version.desc())
     .limit(bindparam("count"))
 )
-# The event an undo took back at a version; the current version's undo still keeps its answer, so
-# its row is found through the partial index of the answers kept (`UNDONE_KEPT`).
+# The event an undo took back at a version (the partial index of the events undone, `ix_events_undone`).
 UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undone_version == bindparam("version")
 )
-UNDONE_KEPT = UNDONE_AT.where(EVENTS.c.undo_result.is_not(None))
+# What a history entry answers of its event (`history`): never the kept answers nor the checkpoint,
+# whose decoding (a view, a state: kilobytes a row) cost a page of the history most of its time.
+HISTORY_COLUMNS = tuple(
+    EVENTS.c[name]
+    for name in (
+        "seq",
+        "client_id",
+        "payload",
+        "version",
+        "created_at",
+        "undone",
+        "undone_version",
+        "undone_at",
+        "said",
+    )
+)
 # The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
 # tap cost more than running them).
 FIND_TABLE = select(*TABLES.c).where(TABLES.c.code == bindparam("code"))
 # A retry's first answer, and what the retry must repeat to be one (the event, the event undone).
-EARLIER_EVENT = select(EVENTS.c.version, EVENTS.c.result, EVENTS.c.payload).where(
-    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id")
+# (The answer of a version is kept in `answers` while it is recent: None once pruned.)
+EARLIER_EVENT = (
+    select(EVENTS.c.version, ANSWERS.c.answer, EVENTS.c.payload)
+    .outerjoin(ANSWERS, and_(ANSWERS.c.table_id == EVENTS.c.table_id, ANSWERS.c.version == EVENTS.c.version))
+    .where(EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.client_id == bindparam("client_id"))
 )
-EARLIER_UNDO = select(EVENTS.c.undone_version, EVENTS.c.undo_result, EVENTS.c.client_id).where(
-    EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undo_id == bindparam("undo_id")
+EARLIER_UNDO = (
+    select(EVENTS.c.undone_version, ANSWERS.c.answer, EVENTS.c.client_id)
+    .outerjoin(
+        ANSWERS, and_(ANSWERS.c.table_id == EVENTS.c.table_id, ANSWERS.c.version == EVENTS.c.undone_version)
+    )
+    .where(EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undo_id == bindparam("undo_id"))
 )
 LATEST_IN_EFFECT = (
     select(EVENTS.c.id, EVENTS.c.client_id, EVENTS.c.payload, EVENTS.c.checkpoint)
@@ -94,12 +115,7 @@ LATEST_IN_EFFECT = (
 MARK_UNDONE = (
     update(EVENTS)
     .where(EVENTS.c.id == bindparam("event_id"))
-    .values(
-        {
-            name: bindparam(f"new_{name}")
-            for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result")
-        }
-    )
+    .values({name: bindparam(f"new_{name}") for name in ("undone", "undone_version", "undone_at", "undo_id")})
 )
 MOVE_TABLE = (
     update(TABLES)
@@ -114,7 +130,18 @@ MOVE_TABLE = (
 # On PostgreSQL a write is one statement, one round trip: the table's row moved in a WITH that the
 # event's row is written from (nothing is written when the row had moved on). SQLite has no writing
 # WITH: there, MOVE_TABLE then the event's statement.
-MOVED = MOVE_TABLE.returning(TABLES.c.id).cte("moved")
+MOVED = MOVE_TABLE.returning(TABLES.c.id, TABLES.c.version).cte("moved")
+# The version's answer, kept (`answers`): on SQLite a statement of its own after the event's; on
+# PostgreSQL one more WITH of the same statement, written only if the row moved.
+KEEP_ANSWER = insert(ANSWERS)
+KEPT = (
+    insert(ANSWERS)
+    .from_select(
+        ("table_id", "version", "answer"),
+        select(MOVED.c.id, MOVED.c.version, bindparam("kept_answer", type_=ANSWERS.c.answer.type)),
+    )
+    .cte("kept")
+)
 EVENT_ROW = (
     "table_id",
     "seq",
@@ -122,7 +149,6 @@ EVENT_ROW = (
     "type",
     "payload",
     "version",
-    "result",
     "said",
     "created_at",
     "undone",
@@ -139,22 +165,16 @@ INSERT_MOVED = (
         ),
         include_defaults=False,  # every column is named, by the caller
     )
-    .add_cte(MOVED)
+    .add_cte(MOVED, KEPT)
     .returning(EVENTS.c.id)
 )  # what was written: the driver's row count is -1 after a WITH
-MARK_MOVED = MARK_UNDONE.where(EVENTS.c.table_id == MOVED.c.id).add_cte(MOVED).returning(EVENTS.c.id)
+MARK_MOVED = MARK_UNDONE.where(EVENTS.c.table_id == MOVED.c.id).add_cte(MOVED, KEPT).returning(EVENTS.c.id)
 # The event's statement -> that statement with the move, and how it names its parameters.
 ALONG = {INSERT_EVENT: (INSERT_MOVED, "event_"), MARK_UNDONE: (MARK_MOVED, "")}
-# Forget the answers of the versions up to ``upto`` (`_prune_answers`): an event's, then an undo's,
-# each found through its partial index of the answers still kept.
-PRUNE_ANSWERS = tuple(
-    update(EVENTS)
-    .where(EVENTS.c.table_id == bindparam("row_id"), version <= bindparam("upto"), answer.is_not(None))
-    .values({answer: null()})
-    for version, answer in (
-        (EVENTS.c.version, EVENTS.c.result),
-        (EVENTS.c.undone_version, EVENTS.c.undo_result),
-    )
+# Forget the answers of the versions up to ``upto`` (`_prune_answers`): their rows deleted, their
+# room the next answers'.
+PRUNE_ANSWERS = (
+    delete(ANSWERS).where(ANSWERS.c.table_id == bindparam("row_id"), ANSWERS.c.version <= bindparam("upto")),
 )
 # (statement, database, parameter names) -> what `_sent` sends: SQL, parameter order, bind processors.
 SENT_FORMS: dict[tuple, tuple] = {}
@@ -326,15 +346,16 @@ def applied(table: Table, ids: list[str]) -> list[str]:
     return [client_id for client_id in ids if client_id in found]
 
 
-def history(table: Table, before: int | None = None, limit: int | None = None) -> tuple[list[Event], bool]:
-    """The log's rows, oldest first, and whether older ones are left: all of them, or the latest
-    ``limit`` before ``seq`` ``before`` (one indexed read, whatever the log's length)."""
-    query = select(Event).where(Event.table_id == table.id)
+def history(table: Table, before: int | None = None, limit: int | None = None) -> tuple[list[Row], bool]:
+    """The log's rows (the columns of `HISTORY_COLUMNS`), oldest first, and whether older ones are
+    left: all of them, or the latest ``limit`` before ``seq`` ``before`` (one indexed read, whatever
+    the log's length)."""
+    query = select(*HISTORY_COLUMNS).where(EVENTS.c.table_id == table.id)
     if limit is None:
-        return list(db.session.execute(query.order_by(Event.seq)).scalars()), False
+        return list(db.session.execute(query.order_by(EVENTS.c.seq))), False
     if before is not None:
-        query = query.where(Event.seq < before)
-    rows = list(db.session.execute(query.order_by(Event.seq.desc()).limit(limit + 1)).scalars())
+        query = query.where(EVENTS.c.seq < before)
+    rows = list(db.session.execute(query.order_by(EVENTS.c.seq.desc()).limit(limit + 1)))
     return rows[:limit][::-1], len(rows) > limit
 
 
@@ -344,7 +365,7 @@ def answer(table: Table) -> dict:
     if table.version == 0:
         return _worded(table.game, table.state, 0, None, None)
     latest = db.session.execute(LATEST_ENTRIES, {"table_id": table.id, "count": 1}).first()
-    did = _did_at(table.id, table.version, latest, kept=True)
+    did = _did_at(table.id, table.version, latest)
     return _worded(table.game, table.state, table.version, did, None if latest is None else entry(latest))
 
 
@@ -363,7 +384,7 @@ def answer_at(table: Table, version: int) -> dict:
     rows = db.session.execute(query).all()
     state = core.replay(table.game, table.players, table.options, [row.payload for row in rows])
     latest = rows[-1] if rows else None
-    did = _did_at(table.id, version, latest, kept=False)
+    did = _did_at(table.id, version, latest)
     return _worded(table.game, state, version, did, None if latest is None else entry(latest))
 
 
@@ -378,19 +399,14 @@ def _did(named: dict, event: dict | None, at: datetime, undo: bool) -> dict:
     return {**named, "event": event, "at": at.isoformat(), "undo": undo}
 
 
-def _did_at(table_id: int, version: int, latest, kept: bool) -> dict | None:
+def _did_at(table_id: int, version: int, latest) -> dict | None:
     """What ``version`` did, given the latest event in effect at that version (a row, or None): that
-    event if it was recorded by that version, else the event its undo took back (``kept``: that
-    undo's answer is still kept, as the current version's always is)."""
+    event if it was recorded by that version, else the event its undo took back."""
     if latest is not None and latest.version == version:
         return _did(entry(latest), latest.payload, latest.created_at, undo=False)
     if version == 0:
         return None
-    undone = None
-    if kept:
-        undone = db.session.execute(UNDONE_KEPT, {"table_id": table_id, "version": version}).first()
-    if undone is None:  # an older version, or a row written before answers were kept
-        undone = db.session.execute(UNDONE_AT, {"table_id": table_id, "version": version}).first()
+    undone = db.session.execute(UNDONE_AT, {"table_id": table_id, "version": version}).first()
     return None if undone is None else _did(entry(undone), None, undone.undone_at, undo=True)
 
 
@@ -500,7 +516,7 @@ def append_event(table_id: int, body: dict) -> Answer:
             return None
         if row.payload != event:
             raise Refused(409, "client_id_reused", id=client_id, type=row.payload.get("type"))
-        return _answered(table, row.version, row.result)
+        return _answered(table, row.version, row.answer)
 
     def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
@@ -539,13 +555,13 @@ def append_event(table_id: int, body: dict) -> Answer:
                         "type": str(event.get("type")),
                         "payload": event,
                         "version": version,
-                        "result": result,
                         "said": words,
                         "created_at": at,
                         "undone": False,
                         "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
                     },
                 ),
+                answer=result,
                 before=(before, client_id),
                 trail=(*table.trail, named)[-2:],
             )
@@ -570,7 +586,7 @@ def undo(table_id: int, body: dict) -> Answer:
             return None
         if named is not None and row.client_id != named:
             raise Refused(409, "client_id_reused", id=undo_id, type="undo")
-        return _answered(table, row.undone_version, row.undo_result)
+        return _answered(table, row.undone_version, row.answer)
 
     def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
@@ -600,9 +616,9 @@ def undo(table_id: int, body: dict) -> Answer:
                         "new_undone_version": version,
                         "new_undone_at": at,
                         "new_undo_id": undo_id,
-                        "new_undo_result": result,
                     },
                 ),
+                answer=result,
                 trail=trail,
             )
 
@@ -735,14 +751,16 @@ def _move_table(
     log_length: int,
     in_effect: int,
     event_row: tuple,
+    answer: Answer,
     before: tuple[str, str] | None = None,
     trail: tuple = (),
 ) -> Snapshot:
     """Bump the version only if nobody else did since we read it, and write ``event_row`` (its
-    statement, its parameters) with it: else nothing is written and the write runs again on the row
-    read afresh. Returns the table as the write leaves it (``trail``: its latest events in effect, as
-    the write knows them); with ``before`` (the JSON of the state before the event ``event_row``
-    appends, and that event's client id), also with what undoing that event goes back to."""
+    statement, its parameters) and the version's ``answer`` (kept in `answers`) with it: else
+    nothing is written and the write runs again on the row read afresh. Returns the table as the
+    write leaves it (``trail``: its latest events in effect, as the write knows them); with
+    ``before`` (the JSON of the state before the event ``event_row`` appends, and that event's
+    client id), also with what undoing that event goes back to."""
     statement, params = event_row
     encoded = _Encoded(models.dumps(state))
     move = {
@@ -756,12 +774,15 @@ def _move_table(
     }
     if connection.dialect.name == "postgresql":
         along, prefix = ALONG[statement]
-        written = _sent(connection, along, {**move, **{prefix + k: v for k, v in params.items()}}).all()
+        sent = {**move, **{prefix + k: v for k, v in params.items()}, "kept_answer": answer}
+        written = _sent(connection, along, sent).all()
         moved, row_id = len(written), written[0].id if written else None
     else:
         moved = _sent(connection, MOVE_TABLE, move).rowcount
         if moved == 1:
             row_id = _sent(connection, statement, params).lastrowid
+            kept = {"table_id": table.id, "version": table.version + 1, "answer": answer}
+            _sent(connection, KEEP_ANSWER, kept)
     if moved != 1:
         raise Raced()
     if (table.version + 1) % PRUNE_EVERY == 0:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import event as sa_event
+from sqlalchemy import select, update
 
 from companion import store, warm
 from companion.models import Event, Table, db
@@ -32,7 +33,9 @@ def small_checkpoints(monkeypatch):
 def _row(app, code: str) -> tuple[Table, list[Event]]:
     with app.app_context():
         table = store.find_table(code)
-        rows = store.history(table)[0]
+        rows = list(
+            db.session.execute(select(Event).where(Event.table_id == table.id).order_by(Event.seq)).scalars()
+        )
         db.session.expunge_all()
         return table, rows
 
@@ -145,6 +148,47 @@ def test_each_event_keeps_its_words_and_the_history_pages_read_them(app, make_ta
             break
         before = page["events"][0]["seq"]
     assert pages == whole["events"]
+
+
+def test_a_history_page_reads_only_the_columns_it_answers(app, make_table, small_checkpoints):
+    """The answers kept and an event's checkpoint (a view, a state: kilobytes) are never read for the
+    history: a page selects only what its entries say, and still says all of it."""
+    table = make_table("morto", options={"lives": 9})
+    for n in range(2 * EVERY + 1):
+        table.post("touched_early", player=f"p{2 + n % 4}")
+    table.undo()
+    with app.app_context():
+        engine = db.engine
+    seen: list[str] = []
+
+    def record(_connection, _cursor, statement, *_args) -> None:
+        seen.append(statement)
+
+    sa_event.listen(engine, "before_cursor_execute", record)
+    try:
+        page = table.client.get(f"/api/tables/{table.code}/history?limit=5").get_json()
+        whole = table.history()
+    finally:
+        sa_event.remove(engine, "before_cursor_execute", record)
+    reads = [s for s in seen if "FROM events" in s]
+    assert reads, seen
+    for statement in reads:
+        assert "events.checkpoint" not in statement and "answers" not in statement, statement
+    assert page["events"] == whole["events"][-5:] and page["more"] is True
+    entry = whole["events"][-1]
+    assert set(entry) == {
+        "seq",
+        "id",
+        "event",
+        "version",
+        "at",
+        "undone",
+        "undone_version",
+        "undone_at",
+        "said",
+        "by",
+    }
+    assert entry["undone"] is True and entry["undone_version"] == 2 * EVERY + 2 and entry["undone_at"]
 
 
 @pytest.mark.parametrize(

@@ -43,18 +43,23 @@ def _rebuilt(app, code: str) -> tuple[int, dict]:
 
 
 def test_a_tap_after_the_processs_own_write_reads_nothing_before_it_writes(app, make_table, backend):
-    """The shortest path: the second tap moves the row and writes its event, and nothing else; on
-    PostgreSQL that is one statement in autocommit (no BEGIN, no COMMIT: one round trip)."""
+    """The shortest path: the second tap moves the row and writes its event and its answer, and
+    nothing else; on PostgreSQL that is one statement in autocommit (no BEGIN, no COMMIT: one round
+    trip)."""
     table = make_table(options={"lives": 9})
     table.event("touched_early", player="p2")
     seen = _statements(app, lambda: table.event("touched_early", player="p3"))
     if backend == "postgresql":
         assert seen == [("WITH moved AS", True)]
     else:
-        assert seen == [("UPDATE tables SET", False), ("INSERT INTO events", False)]
+        assert seen == [
+            ("UPDATE tables SET", False),
+            ("INSERT INTO events", False),
+            ("INSERT INTO answers", False),
+        ]
     seen = _statements(app, lambda: table.undo())
     assert [statement for statement, _ in seen][-1] == (
-        "WITH moved AS" if backend == "postgresql" else "UPDATE events SET"
+        "WITH moved AS" if backend == "postgresql" else "INSERT INTO answers"
     )
     assert not any(statement.startswith("SELECT tables") for statement, _ in seen)
     assert table.get()["version"] == 3
@@ -106,7 +111,11 @@ def test_an_undo_right_after_the_processs_own_event_reads_nothing_and_goes_back_
     if backend == "postgresql":
         assert seen == [("WITH moved AS", True)]
     else:
-        assert seen == [("UPDATE tables SET", False), ("UPDATE events SET", False)]
+        assert seen == [
+            ("UPDATE tables SET", False),
+            ("UPDATE events SET", False),
+            ("INSERT INTO answers", False),
+        ]
     version, state = _rebuilt(app, table.code)
     assert version == 3 and table.get()["state"] == core.view("morto", state)
     assert {p["id"]: p["lives"] for p in state["players"]}["p3"] == 9
