@@ -113,6 +113,7 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
             },
             ("gms",),
         ),
+        "contest_answer": ({"player": PLAYER, "gm": nullable(ref("Card"))}, ("player",)),
         "abort": ({"player": PLAYER, "gm": ref("Card")}, ("player", "gm")),
         "cancel": ({"player": PLAYER, "card": ref("Card")}, ("player", "card")),
         "remove_embryo": ({"player": PLAYER, "from": PLAYER}, ("player", "from")),
@@ -416,6 +417,12 @@ def state_schemas() -> dict:
             "open": array({"type": "object"}),
             "last_lap": nullable(PLAYER),
             "removal": nullable(obj({"player": PLAYER}, ["player"])),
+            "contest": {
+                "type": "object",
+                "additionalProperties": nullable(ref("Card")),
+                "description": "Phase 3's contest: each holder who answered for themselves "
+                "(`contest_answer`) -> their GM, or null (they hold on).",
+            },
             "deal": obj({"per_player": integer(1), "mouchoir": integer(0)}, ["per_player", "mouchoir"]),
             "unseen": obj({"gf": cards, "gm": cards}, ["gf", "gm"]),
             "hidden": integer(0),
@@ -433,6 +440,7 @@ def state_schemas() -> dict:
             "open",
             "last_lap",
             "removal",
+            "contest",
             "deal",
             "unseen",
             "hidden",

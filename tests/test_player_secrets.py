@@ -219,3 +219,118 @@ def test_a_retried_move_from_a_players_phone_is_applied_once(existentiel):
     assert first.status_code == again.status_code == 201
     assert first.get_json() == again.get_json()
     assert len(existentiel.history()["events"]) == 1
+
+
+# --- the Grand Jeu played through: turns, answers, races, the contest ------------------------------
+
+TRACKER = {"mode": "tracker", "rules": "abondantes", "rounds": 5}
+
+
+@pytest.fixture
+def tracked(make_table):
+    """3 players, abondantes, dealt (8 GM each; 10♠ and 10♣ face up): Ana's turn."""
+    table = make_table("gjdlv", ["Ana", "Bea", "Cy"], TRACKER)
+    table.event("deal", mouchoir=["10S", "10C"])
+    return table
+
+
+def test_gjdlv_the_active_player_taps_their_own_turn_and_another_aborts_from_their_phone(tracked):
+    ana, bea, cy = seat(tracked, "p1"), seat(tracked, "p2"), seat(tracked, "p3")
+    refused(tracked.post("ovulate", player="p1", gf="6H", headers=bea), 403, "not_your_move")
+    refused(tracked.post("deal", mouchoir=[], headers=ana), 403, "not_your_move")  # the referee's
+    assert tracked.post("ovulate", player="p1", gf="6H", headers=ana).status_code == 201
+    assert tracked.post("fecundate", player="p1", gm="4C", headers=ana).status_code == 201
+    actions = tracked.get()["state"]["actions"]
+    assert {"type": "abort", "player": "p2"} in actions and {"type": "abort", "player": "p3"} in actions
+    refused(tracked.post("abort", player="p2", gm="4S", headers=cy), 403, "not_your_move")
+    answer = tracked.post("abort", player="p3", gm="4S", headers=cy)
+    assert answer.status_code == 201
+    assert answer.get_json()["did"]["by"] == "p3"
+    assert [e["by"] for e in tracked.history()["events"]] == ["referee", "p1", "p1", "p3"]
+    # Ana's own latest move is no longer the latest: Cy's abortion is, and only Cy (or the referee) undoes it.
+    refused(tracked.undo(headers=ana), 403, "not_your_move")
+    assert tracked.undo(headers=cy).status_code == 200
+    assert tracked.get()["state"]["play"]["seats"][0]["uterus"]["gm"] == "4C"
+
+
+def test_gjdlv_two_abortions_racing_from_two_phones_the_second_is_told_why_and_nothing_doubles(tracked):
+    ana, bea, cy = seat(tracked, "p1"), seat(tracked, "p2"), seat(tracked, "p3")
+    tracked.post("ovulate", player="p1", gf="6H", headers=ana)
+    version = tracked.post("fecundate", player="p1", gm="4C", headers=ana).get_json()["version"]
+    # Both phones saw the fecundation at the same version: Bea's answer comes first.
+    first = tracked.post("abort", player="p2", gm="4S", version=version, headers=bea)
+    assert first.status_code == 201
+    before = tracked.snapshot()
+    late = refused(
+        tracked.post("abort", player="p3", gm="JS", version=version, headers=cy), 409, "stale_version"
+    )
+    assert late["params"] == {"sent": version, "current": version + 1}
+    # Sent again on the table as it is now, the rules say why it came too late.
+    error = refused(
+        tracked.post("abort", player="p3", gm="JS", headers=cy), 422, "gjdlv.play.nothing_to_abort"
+    )
+    assert "avortement" in error["messages"]["fr"] and "abortion" in error["messages"]["en"]
+    assert tracked.snapshot() == before
+    state = tracked.get()["state"]
+    assert [s["formol"] for s in state["play"]["seats"]] == [[], ["6H", "4C", "4S"], []]
+    assert [p["abortions"] for p in state["players"]] == [0, 1, 0]
+
+
+def test_gjdlv_two_kings_racing_to_cancel_one_abortion(tracked):
+    ana, bea, cy = seat(tracked, "p1"), seat(tracked, "p2"), seat(tracked, "p3")
+    tracked.post("ovulate", player="p1", gf="6H", headers=ana)
+    tracked.post("fecundate", player="p1", gm="4C", headers=ana)
+    version = tracked.post("abort", player="p2", gm="4S", headers=bea).get_json()["version"]
+    assert tracked.post("cancel", player="p1", card="KS", version=version, headers=ana).status_code == 201
+    before = tracked.snapshot()
+    refused(tracked.post("cancel", player="p3", card="KC", version=version, headers=cy), 409, "stale_version")
+    refused(
+        tracked.post("cancel", player="p3", card="KC", headers=cy),
+        422,
+        "gjdlv.check.bonus_king_only_abortion",
+    )
+    assert tracked.snapshot() == before
+
+
+def held_back(table, ana: dict, bea: dict, cy: dict) -> None:
+    """Ana and Bea hold back, Cy leaves 7♥: phase 3, Ana and Bea may ejaculate on it."""
+    table.post("ovulate", player="p1", gf="AH", headers=ana)
+    table.post("hold", player="p1", headers=ana)
+    table.post("ovulate", player="p2", gf="2H", headers=bea)
+    table.post("hold", player="p2", headers=bea)
+    table.event("ejaculate", gms={})  # Ana does not ejaculate on 2♥: the referee closes it
+    table.post("ovulate", player="p3", gf="7H", headers=cy)
+    assert table.post("hold", player="p3", headers=cy).status_code == 201
+    assert table.get()["state"]["play"]["phase"] == "ejaculation"
+
+
+def test_gjdlv_each_holder_answers_the_contest_from_their_own_phone(tracked):
+    ana, bea, cy = seat(tracked, "p1"), seat(tracked, "p2"), seat(tracked, "p3")
+    held_back(tracked, ana, bea, cy)
+    refused(tracked.post("contest_answer", player="p2", gm="5S", headers=ana), 403, "not_your_move")
+    refused(tracked.post("contest_answer", player="p3", gm="5S", headers=cy), 422, "gjdlv.play.own_gf")
+    refused(tracked.post("ejaculate", gms={"p1": "5S"}, headers=ana), 403, "not_your_move")  # the referee's
+    assert tracked.post("contest_answer", player="p1", gm="5S", id="ana-5S", headers=ana).status_code == 201
+    # The same answer from Ana's second tab: one answer per holder, the first counts.
+    before = tracked.snapshot()
+    refused(
+        tracked.post("contest_answer", player="p1", gm="9C", headers=ana), 422, "gjdlv.play.contest_answered"
+    )
+    assert tracked.snapshot() == before
+    play = tracked.get()["state"]["play"]
+    assert play["contest"] == {"p1": "5S"} and play["phase"] == "ejaculation"
+    # The last holder's answer settles it: on 7♥, 5♠ and 9♣ both have EG 2.
+    settled = tracked.post("contest_answer", player="p2", gm="9C", headers=bea).get_json()
+    assert settled["state"]["play"]["phase"] != "ejaculation"
+    assert settled["did"]["said"]["code"] == "gjdlv.story.ejaculate_lost"  # tied gaps: both discarded
+    assert [e["by"] for e in tracked.history()["events"]][-2:] == ["p1", "p2"]
+
+
+def test_gjdlv_the_referee_closes_a_contest_a_holder_has_not_answered(tracked):
+    ana, bea, cy = seat(tracked, "p1"), seat(tracked, "p2"), seat(tracked, "p3")
+    held_back(tracked, ana, bea, cy)
+    tracked.post("contest_answer", player="p2", gm="8S", headers=bea)
+    closed = tracked.event("ejaculate", gms={})  # Ana's phone says nothing: the referee closes it
+    seats = closed["state"]["play"]["seats"]
+    assert seats[1]["uterus"]["gf"] == "7H" and seats[1]["uterus"]["gm"] == "8S"
+    assert seats[0]["held"] is True  # Ana never answered: she still holds back
