@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from companion import store
+from companion import live, store
 from companion.models import PlayerSecret, db
-from tests.conftest import bearer
+from tests.conftest import bearer, dispose
+from tests.test_live_answers import frames
 
 EXISTENTIEL = [
     {"name": "Ana", "birth_month": 3},
@@ -82,6 +83,29 @@ def test_a_new_secret_replaces_the_old_and_a_taken_back_one_stops_at_once(existe
     refused(existentiel.post("accept", player="p1", headers=new), 403, "wrong_secret")
     assert existentiel.snapshot() == before
     assert take_back(existentiel, "p1").status_code == 204  # taken back already: still done
+
+
+def test_a_secret_taken_back_stops_at_once_in_every_server_process(existentiel):
+    """Two server processes are two apps on one database: a secret taken back through one stops
+    working through the other at once (a player's secret is looked up, never kept by a process)."""
+    from companion import create_app
+
+    other = create_app({"TESTING": True})  # the same instance folder and DATABASE_URL
+    try:
+        second = other.test_client()
+        ana = seat(existentiel, "p1")
+        url = f"/api/tables/{existentiel.code}/events"
+        first = second.post(url, json={"id": "a", "type": "roll", "player": "p1", "die": 2}, headers=ana)
+        assert first.status_code == 201
+        assert take_back(existentiel, "p1").status_code == 204
+        refused(
+            second.post(url, json={"id": "b", "type": "accept", "player": "p1"}, headers=ana),
+            403,
+            "wrong_secret",
+        )
+        assert existentiel.get()["version"] == 1
+    finally:
+        dispose(other)
 
 
 def test_only_the_referee_gives_or_takes_back_secrets(existentiel):
@@ -177,6 +201,34 @@ def test_a_players_refusals_with_a_right_secret_do_not_count_as_wrong_secrets(ma
     for _ in range(4):
         refused(table.post("roll", player="p2", die=1, headers=ana), 403, "not_your_move")
     assert table.post("roll", player="p1", die=1, headers=ana).status_code == 201
+
+
+def test_a_wrong_player_secret_counts_like_a_wrong_referee_secret(make_table, app):
+    app.config["RATELIMIT_WRONG_SECRET"] = "2 per minute"
+    table = make_table("existentiel", EXISTENTIEL)
+    old, bea = seat(table, "p1"), seat(table, "p2")
+    assert take_back(table, "p1").status_code == 204
+    refused(table.post("roll", player="p1", die=1, headers=old), 403, "wrong_secret")
+    refused(table.post("roll", player="p1", die=1, headers=old), 403, "wrong_secret")
+    refused(table.post("roll", player="p1", die=1, headers=old), 429, "too_many_requests")
+    assert table.post("roll", player="p2", die=1, headers=bea).status_code == 201  # a right secret passes
+
+
+def test_the_stream_says_which_player_recorded_a_move(app, existentiel):
+    ana = seat(existentiel, "p1")
+    existentiel.post("roll", player="p1", die=2, headers=ana)
+    url = f"/api/tables/{existentiel.code}/stream"
+    resumed = frames(existentiel.client.get(url, headers={"Last-Event-ID": "0"}))
+    assert [(version, answer["did"]["by"]) for version, answer in resumed] == [(1, "p1")]
+    hub = live.hub(app)
+    with app.app_context():
+        channel = hub.follow(store.find_table(existentiel.code).id, 1)
+    try:
+        answer = existentiel.post("refuse", player="p1", headers=ana).get_json()
+        got, _ = hub.wait(channel, 1, 10)
+        assert got == live.framed([(2, answer)]) and answer["did"]["by"] == "p1"
+    finally:
+        hub.unfollow(channel)
 
 
 # --- undo ------------------------------------------------------------------------------------------
