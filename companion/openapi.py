@@ -685,8 +685,26 @@ def schemas() -> dict:
                     "description": "The players who hold a secret of their own (`{player id: true}`), "
                     "never the secrets.",
                 },
+                "player_moves": {
+                    "type": "object",
+                    "additionalProperties": STRING,
+                    "description": "The events a player records themselves at this table, each with "
+                    "the field naming the acting player (`{event type: field}`; `{}`: the referee "
+                    "records everything).",
+                },
             },
-            ["code", "display_code", "game", "version", "state", "rematch", "did", "undoable", "seats"],
+            [
+                "code",
+                "display_code",
+                "game",
+                "version",
+                "state",
+                "rematch",
+                "did",
+                "undoable",
+                "seats",
+                "player_moves",
+            ],
         ),
         "NewTableAnswer": obj(
             {

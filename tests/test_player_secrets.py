@@ -6,12 +6,15 @@ recorded it (``by``). On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from companion import live, store
 from companion.models import PlayerSecret, db
 from tests.conftest import bearer, dispose
 from tests.test_live_answers import frames
+from worker import jsonio
 
 EXISTENTIEL = [
     {"name": "Ana", "birth_month": 3},
@@ -178,6 +181,20 @@ def test_the_guard_comes_before_the_rules_and_ones_own_illegal_move_is_the_usual
     ana = seat(existentiel, "p1")
     refused(existentiel.post("accept", player="p2", headers=ana), 403, "not_your_move")  # Bea has no offer
     refused(existentiel.post("accept", player="p1", headers=ana), 422, "existentiel.must_roll_first")
+
+
+def test_the_table_and_the_phones_engine_tell_which_moves_a_player_records(make_table):
+    for game, players, options, moves in (
+        ("existentiel", EXISTENTIEL, None, {"roll": "player", "accept": "player", "refuse": "player"}),
+        ("morto", None, None, {}),
+        ("gjdlv", ["Ana", "Bea", "Cy"], None, {}),
+    ):
+        table = make_table(game, players, options)
+        assert table.get()["player_moves"] == moves
+        asked = {"op": "player_moves", "game": game, "options": options}
+        assert json.loads(jsonio.handle(json.dumps(asked))) == {"moves": moves}
+    tracked = make_table("gjdlv", ["Ana", "Bea", "Cy"], TRACKER).get()["player_moves"]
+    assert tracked["abort"] == "player" and "deal" not in tracked and "ejaculate" not in tracked
 
 
 def test_morto_and_the_gjdlv_sheet_leave_every_move_to_the_referee(make_table):
