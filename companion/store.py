@@ -79,7 +79,7 @@ LATEST_ENTRIES = (
 )
 # The event an undo took back at a version; the current version's undo still keeps its answer, so
 # its row is found through the partial index of the answers kept (`UNDONE_KEPT`).
-UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at).where(
+UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at, EVENTS.c.undone_by).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undone_version == bindparam("version")
 )
 UNDONE_KEPT = UNDONE_AT.where(EVENTS.c.undo_result.is_not(None))
@@ -105,7 +105,7 @@ MARK_UNDONE = (
     .values(
         {
             name: bindparam(f"new_{name}")
-            for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result")
+            for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result", "undone_by")
         }
     )
 )
@@ -442,7 +442,8 @@ def entry(row) -> dict:
 
 
 def _did(named: dict, at: datetime, undo: bool) -> dict:
-    """What a version did: ``named``, the event it recorded or, ``undo``, took back; ``at``, when."""
+    """What a version did: ``named``, the event it recorded or, ``undo``, took back; ``at``, when.
+    ``by`` in ``named`` is who made the version: who recorded the event, or who undid it."""
     return {**named, "at": at.isoformat(), "undo": undo}
 
 
@@ -459,7 +460,9 @@ def _did_at(table_id: int, version: int, latest, kept: bool) -> dict | None:
         undone = db.session.execute(UNDONE_KEPT, {"table_id": table_id, "version": version}).first()
     if undone is None:  # an older version, or a row written before answers were kept
         undone = db.session.execute(UNDONE_AT, {"table_id": table_id, "version": version}).first()
-    return None if undone is None else _did(entry(undone), undone.undone_at, undo=True)
+    if undone is None:
+        return None
+    return _did({**entry(undone), "by": undone.undone_by or BY_REFEREE}, undone.undone_at, undo=True)
 
 
 def _worded(game: str, state: dict, version: int, did: dict | None, undoable: dict | None) -> dict:
@@ -658,7 +661,13 @@ def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
         version, at = table.version + 1, now()
         taken, trail = _taken_back(connection, table)
         result = Answer(
-            _worded(table.game, state, version, _did(taken, at, undo=True), trail[-1] if trail else None)
+            _worded(
+                table.game,
+                state,
+                version,
+                _did({**taken, "by": by}, at, undo=True),
+                trail[-1] if trail else None,
+            )
         )
 
         def write(connection) -> Snapshot:
@@ -675,6 +684,7 @@ def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
                         "new_undone": True,
                         "new_undone_version": version,
                         "new_undone_at": at,
+                        "new_undone_by": None if by == BY_REFEREE else by,
                         "new_undo_id": undo_id,
                         "new_undo_result": result,
                     },
