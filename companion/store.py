@@ -220,25 +220,40 @@ def right_secret_sent() -> bool:
     return kept is not None and kept[2] is not None
 
 
-def give_player_secret(table: warm.Identity, player: str) -> str:
-    """A new secret for ``player`` (a player of the table now, else 404 ``unknown_player``), which
-    replaces the one given before, if any: that one stops working at once. Only its hash is kept."""
+def _check_seat(table: warm.Identity, player: str) -> None:
+    """``player`` is the id of one of the table's players now, else 404 ``unknown_player`` (an id
+    from the URL is compared with the state's ids before any statement holds it)."""
     row = find_table(table.code)
     if player not in {p["id"] for p in row.state.get("players", ())}:
         raise Refused(404, "unknown_player", player=core.short(player), field="player")
-    secret = secrets.token_urlsafe(16)
-    db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
-    db.session.execute(
-        insert(SECRETS).values(
-            table_id=table.id, player=player, secret_hash=hash_secret(secret), created_at=now()
+
+
+def give_player_secret(table: warm.Identity, player: str) -> str:
+    """A new secret for ``player`` (a player of the table now), which replaces the one given before,
+    if any: that one stops working at once. Only its hash is kept. Two referee phones asking at
+    once: each transaction replaces the row, and the one that loses the unique index's race tries
+    again, so the secret answered last is the one that works."""
+    _check_seat(table, player)
+    for _ in range(WRITE_ATTEMPTS):
+        secret = secrets.token_urlsafe(16)
+        db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
+        db.session.execute(
+            insert(SECRETS).values(
+                table_id=table.id, player=player, secret_hash=hash_secret(secret), created_at=now()
+            )
         )
-    )
-    db.session.commit()
-    return secret
+        try:
+            db.session.commit()
+        except IntegrityError:
+            db.session.rollback()
+            continue
+        return secret
+    raise Refused(503, "busy")
 
 
 def take_back_player_secret(table: warm.Identity, player: str) -> None:
     """``player``'s secret stops working (nothing to do when they hold none)."""
+    _check_seat(table, player)
     db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
     db.session.commit()
 

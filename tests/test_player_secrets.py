@@ -119,7 +119,10 @@ def test_only_the_referee_gives_or_takes_back_secrets(existentiel):
     refused(give(existentiel, "p2", {}), 401, "secret_required")
     refused(give(existentiel, "p2", bearer("not-a-secret")), 403, "wrong_secret")
     assert existentiel.get()["seats"] == {"p1": True}
-    refused(give(existentiel, "p9"), 404, "unknown_player")
+    for strange in ("p9", "p1%00", "%E2%80%AEp1", "x" * 300):
+        refused(give(existentiel, strange), 404, "unknown_player")
+        refused(take_back(existentiel, strange), 404, "unknown_player")
+    assert existentiel.get()["seats"] == {"p1": True}
     refused(
         existentiel.client.post(f"/api/tables/{existentiel.code}/rematch", headers=ana), 403, "referee_only"
     )
