@@ -13,6 +13,7 @@ import pytest
 from companion import live, store
 from companion.models import PlayerSecret, db
 from tests.conftest import bearer, dispose
+from tests.test_gjdlv_play import QUEEN_WAITING
 from tests.test_live_answers import frames
 from worker import jsonio
 
@@ -430,3 +431,21 @@ def test_gjdlv_the_referee_closes_a_contest_a_holder_has_not_answered(tracked):
     seats = closed["state"]["play"]["seats"]
     assert seats[1]["uterus"]["gf"] == "7H" and seats[1]["uterus"]["gm"] == "8S"
     assert seats[0]["held"] is True  # Ana never answered: she still holds back
+
+
+def test_gjdlv_a_queens_take_is_her_owners_own_move(tracked):
+    """Bea's Queen newborn takes Ana's newborn: Bea records the birth and the take from her phone;
+    Ana's phone cannot take in her place."""
+    for event in QUEEN_WAITING:  # the referee records the turns up to Bea's phase 0
+        tracked.event(**event)
+    ana, bea = seat(tracked, "p1"), seat(tracked, "p2")
+    assert tracked.post("birth", player="p2", headers=bea).status_code == 201
+    before = tracked.snapshot()
+    refused(tracked.post("steal_newborn", player="p2", headers=ana, **{"from": "p1"}), 403, "not_your_move")
+    assert tracked.snapshot() == before
+    taken = tracked.post("steal_newborn", player="p2", headers=bea, **{"from": "p1"})
+    assert taken.status_code == 201 and taken.get_json()["did"]["by"] == "p2"
+    newborns = {
+        p["id"]: [(n["gf"], n["gm"]) for n in p["newborns"]] for p in taken.get_json()["state"]["players"]
+    }
+    assert newborns["p2"] == [("QH", "2S"), ("4H", "9C")] and newborns["p1"] == []
