@@ -28,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from companion import bus, group_commit, models, warm
 from companion.errors import Refused
 from companion.group_commit import Raced, Snapshot
-from companion.models import Event, KeptAnswer, Table, db, now
+from companion.models import Event, KeptAnswer, PlayerSecret, Table, db, now
 from engine import core
 
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
@@ -58,10 +58,18 @@ TABLES, EVENTS, ANSWERS = Table.__table__, Event.__table__, KeptAnswer.__table__
 IN_EFFECT = EVENTS.c.undone == false()
 SNAPSHOT = ("id", "game", "players", "options", "version", "state", "log_length", "in_effect")
 INSERT_EVENT = insert(EVENTS)
-# Who recorded an event: the referee (a player's id, once players record their own moves).
+# Who recorded an event: the referee, or the id of the player whose own secret recorded it.
 BY_REFEREE = "referee"
-# What an answer names of an event (`entry`): its place in the log, its client id, its type, its words.
-ENTRY = (EVENTS.c.seq, EVENTS.c.client_id, EVENTS.c.type, EVENTS.c.said)
+# What an answer names of an event (`entry`): its place in the log, its client id, its type, its
+# words, who recorded it.
+ENTRY = (EVENTS.c.seq, EVENTS.c.client_id, EVENTS.c.type, EVENTS.c.said, EVENTS.c.recorded_by)
+SECRETS = PlayerSecret.__table__
+# Whose player secret a hash is, at one table (its unique index): one read, on every write a
+# player's phone sends, so a secret taken back stops working at once in every server process.
+SECRET_HOLDER = select(SECRETS.c.player).where(
+    SECRETS.c.table_id == bindparam("table_id"), SECRETS.c.secret_hash == bindparam("secret_hash")
+)
+HOLDER = "arbitre.secret_holder"  # this request's secret and whose it is, in its WSGI environ
 # The latest events in effect, newest first (`ix_events_in_effect`): what an undo takes back.
 LATEST_ENTRIES = (
     select(*ENTRY, EVENTS.c.payload, EVENTS.c.version, EVENTS.c.created_at)
@@ -70,7 +78,7 @@ LATEST_ENTRIES = (
     .limit(bindparam("count"))
 )
 # The event an undo took back at a version (the partial index of the events undone, `ix_events_undone`).
-UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at).where(
+UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at, EVENTS.c.undone_by).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undone_version == bindparam("version")
 )
 # What a history entry answers of its event (`history`): never the kept answers nor the checkpoint,
@@ -87,6 +95,8 @@ HISTORY_COLUMNS = tuple(
         "undone_version",
         "undone_at",
         "said",
+        "recorded_by",
+        "undone_by",
     )
 )
 # The write path's statements, built once (SQLAlchemy caches their SQL; building them anew for every
@@ -115,7 +125,12 @@ LATEST_IN_EFFECT = (
 MARK_UNDONE = (
     update(EVENTS)
     .where(EVENTS.c.id == bindparam("event_id"))
-    .values({name: bindparam(f"new_{name}") for name in ("undone", "undone_version", "undone_at", "undo_id")})
+    .values(
+        {
+            name: bindparam(f"new_{name}")
+            for name in ("undone", "undone_version", "undone_at", "undo_id", "undone_by")
+        }
+    )
 )
 MOVE_TABLE = (
     update(TABLES)
@@ -153,6 +168,7 @@ EVENT_ROW = (
     "created_at",
     "undone",
     "checkpoint",
+    "recorded_by",
 )
 INSERT_MOVED = (
     insert(EVENTS)
@@ -206,6 +222,75 @@ def secret_matches(table, secret: str) -> bool:
     return hmac.compare_digest(table.secret_hash, hash_secret(secret))
 
 
+def secret_holder(table: warm.Identity, secret: str) -> str | None:
+    """Whose secret ``secret`` is at ``table``: `BY_REFEREE` (known without a read), a player's id
+    (one indexed read of the player secrets, never kept: a secret taken back stops at once, in
+    every process), or None. Asked once per request, however many times it is asked there (the
+    rate limits, then the view)."""
+    if secret_matches(table, secret):
+        return BY_REFEREE
+    kept = request.environ.get(HOLDER) if has_request_context() else None
+    if kept is not None and kept[:2] == (table.id, secret):
+        return kept[2]
+    with db.engine.connect() as connection:
+        holder = connection.execute(
+            SECRET_HOLDER, {"table_id": table.id, "secret_hash": hash_secret(secret)}
+        ).scalar_one_or_none()
+    if has_request_context():
+        request.environ[HOLDER] = (table.id, secret, holder)
+    return holder
+
+
+def right_secret_sent() -> bool:
+    """Whether this request's secret was found to be a player's of its table (`secret_holder`)."""
+    kept = request.environ.get(HOLDER)
+    return kept is not None and kept[2] is not None
+
+
+def _check_seat(table: warm.Identity, player: str) -> None:
+    """``player`` is the id of one of the table's players now, else 404 ``unknown_player`` (an id
+    from the URL is compared with the state's ids before any statement holds it)."""
+    row = find_table(table.code)
+    if player not in {p["id"] for p in row.state.get("players", ())}:
+        raise Refused(404, "unknown_player", player=core.short(player), field="player")
+
+
+def give_player_secret(table: warm.Identity, player: str) -> str:
+    """A new secret for ``player`` (a player of the table now), which replaces the one given before,
+    if any: that one stops working at once. Only its hash is kept. Two referee phones asking at
+    once: each transaction replaces the row, and the one that loses the unique index's race tries
+    again, so the secret answered last is the one that works."""
+    _check_seat(table, player)
+    for _ in range(WRITE_ATTEMPTS):
+        secret = secrets.token_urlsafe(16)
+        db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
+        db.session.execute(
+            insert(SECRETS).values(
+                table_id=table.id, player=player, secret_hash=hash_secret(secret), created_at=now()
+            )
+        )
+        try:
+            db.session.commit()
+        except IntegrityError:
+            db.session.rollback()
+            continue
+        return secret
+    raise Refused(503, "busy")
+
+
+def take_back_player_secret(table: warm.Identity, player: str) -> None:
+    """``player``'s secret stops working (nothing to do when they hold none)."""
+    _check_seat(table, player)
+    db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
+    db.session.commit()
+
+
+def seats(table_id: int) -> dict[str, bool]:
+    """Which players hold a secret of their own (``{player id: true}``), never the secrets."""
+    rows = db.session.execute(select(SECRETS.c.player).where(SECRETS.c.table_id == table_id)).scalars()
+    return dict.fromkeys(sorted(rows), True)
+
+
 # --- reading -------------------------------------------------------------------------------------
 
 
@@ -251,7 +336,7 @@ def identity(code: str) -> warm.Identity | None:
         row = find_table(code)
         if row is None:
             return None
-        found = warm.Identity(row.id, row.code, row.game, row.secret_hash)
+        found = warm.Identity(row.id, row.code, row.game, row.secret_hash, row.options)
         kept.know(found)
     return found
 
@@ -390,12 +475,19 @@ def answer_at(table: Table, version: int) -> dict:
 
 def entry(row) -> dict:
     """An event as an answer names it (``undoable``; ``did`` adds when and whether it was undone)."""
-    return {"seq": row.seq, "id": row.client_id, "type": row.type, "said": row.said, "by": BY_REFEREE}
+    return {
+        "seq": row.seq,
+        "id": row.client_id,
+        "type": row.type,
+        "said": row.said,
+        "by": row.recorded_by or BY_REFEREE,
+    }
 
 
 def _did(named: dict, event: dict | None, at: datetime, undo: bool) -> dict:
     """What a version did: ``named``, the event it recorded (``event``, itself: a phone that keeps
-    the log moves it by the stream's frame alone) or, ``undo``, took back; ``at``, when."""
+    the log moves it by the stream's frame alone) or, ``undo``, took back; ``at``, when. ``by`` in
+    ``named`` is who made the version: who recorded the event, or who undid it."""
     return {**named, "event": event, "at": at.isoformat(), "undo": undo}
 
 
@@ -407,7 +499,9 @@ def _did_at(table_id: int, version: int, latest) -> dict | None:
     if version == 0:
         return None
     undone = db.session.execute(UNDONE_AT, {"table_id": table_id, "version": version}).first()
-    return None if undone is None else _did(entry(undone), None, undone.undone_at, undo=True)
+    if undone is None:
+        return None
+    return _did({**entry(undone), "by": undone.undone_by or BY_REFEREE}, None, undone.undone_at, undo=True)
 
 
 def _worded(game: str, state: dict, version: int, did: dict | None, undoable: dict | None) -> dict:
@@ -503,9 +597,10 @@ def is_client_id(value) -> bool:
     return isinstance(value, str) and 1 <= len(value) <= CLIENT_ID_MAX and value.isprintable()
 
 
-def append_event(table_id: int, body: dict) -> Answer:
+def append_event(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
     """Apply one event and return the answer; a retried id gets its first answer, applied once, and
-    the same id with another event is refused (``409 client_id_reused``): an id names one event."""
+    the same id with another event is refused (``409 client_id_reused``): an id names one event.
+    ``by``: who records it, the referee or a player (whose right to it `companion.api` checked)."""
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
     most = current_app.config["EVENTS_PER_TABLE"]
@@ -535,7 +630,7 @@ def append_event(table_id: int, body: dict) -> Answer:
             "id": client_id,
             "type": str(event.get("type")),
             "said": words,
-            "by": BY_REFEREE,
+            "by": by,
         }
         result = Answer(_worded(table.game, state, version, _did(named, event, at, undo=False), named))
 
@@ -559,6 +654,7 @@ def append_event(table_id: int, body: dict) -> Answer:
                         "created_at": at,
                         "undone": False,
                         "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+                        "recorded_by": None if by == BY_REFEREE else by,
                     },
                 ),
                 answer=result,
@@ -571,10 +667,11 @@ def append_event(table_id: int, body: dict) -> Answer:
     return _write(table_id, _once(earlier, applied))
 
 
-def undo(table_id: int, body: dict) -> Answer:
+def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
     """Take back the latest event in effect; an undo naming its event (``event``: its client id) only
     while that event is the latest in effect (else ``409 undo_not_latest``). An undo that carries an
-    ``id`` is applied once."""
+    ``id`` is applied once. A player (``by``) takes back only an event their own secret recorded,
+    while it is the latest in effect (else ``403 not_your_move``)."""
     undo_id = _client_id(body, required=False)
     named = _client_id(body, required=False, field="event")
 
@@ -590,6 +687,10 @@ def undo(table_id: int, body: dict) -> Answer:
 
     def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
+        if by != BY_REFEREE:
+            latest = _taken_back(connection, table)[0]
+            if latest["by"] != by:
+                raise Refused(403, "not_your_move", player=by, type="undo")
         if table.undo_to is not None:  # this process's last write here was that event: no read
             last, before, latest = table.undo_to
             _check_latest(named, latest)
@@ -598,7 +699,7 @@ def undo(table_id: int, body: dict) -> Answer:
             last, state = _state_before_last(connection, table, named)
         version, at = table.version + 1, now()
         taken, trail = _taken_back(connection, table)
-        did = _did(taken, None, at, undo=True)
+        did = _did({**taken, "by": by}, None, at, undo=True)
         result = Answer(_worded(table.game, state, version, did, trail[-1] if trail else None))
 
         def write(connection) -> Snapshot:
@@ -615,6 +716,7 @@ def undo(table_id: int, body: dict) -> Answer:
                         "new_undone": True,
                         "new_undone_version": version,
                         "new_undone_at": at,
+                        "new_undone_by": None if by == BY_REFEREE else by,
                         "new_undo_id": undo_id,
                     },
                 ),

@@ -115,7 +115,7 @@ def test_the_migration_moves_the_kept_answers_out_of_the_events_and_back(app, ma
     before = kept(app, table.code)
     directory = app.extensions["migrate"].directory
     with app.app_context():
-        downgrade(directory=directory, revision="0006")
+        downgrade(directory=directory, revision="0007")
         columns = db.session.execute(
             db.text("SELECT version, result, undone_version, undo_result FROM events ORDER BY seq")
         ).all()

@@ -187,6 +187,7 @@ def test_a_history_page_reads_only_the_columns_it_answers(app, make_table, small
         "undone_at",
         "said",
         "by",
+        "undone_by",
     }
     assert entry["undone"] is True and entry["undone_version"] == 2 * EVERY + 2 and entry["undone_at"]
 

@@ -88,6 +88,7 @@ FIELDS = {
         "hold": ("player",),
         "pass": ("player",),
         "ejaculate": ("gms",),
+        "contest_answer": ("player", "gm"),
         "abort": ("player", "gm"),
         "cancel": ("player", "card"),
         "remove_embryo": ("player", "from"),
@@ -392,7 +393,15 @@ def plausible_fields(data, game_id: str, view: dict, kind: str) -> dict:
         return {"at": data.draw(PLAUSIBLE_AT), "place": data.draw(PLAUSIBLE_PLACE)}
     if game_id == "gjdlv" and kind == "newborn":
         return {"gf": data.draw(ANY_CARD), "gm": data.draw(ANY_CARD)}
-    if game_id == "gjdlv" and kind in ("ovulate", "fecundate", "surrogate", "abort", "cancel", "birth"):
+    if game_id == "gjdlv" and kind in (
+        "ovulate",
+        "fecundate",
+        "surrogate",
+        "abort",
+        "cancel",
+        "birth",
+        "contest_answer",
+    ):
         field = {"ovulate": "gf", "cancel": "card", "birth": "held"}.get(kind, "gm")
         return {field: data.draw(ANY_CARD)}  # any card: seen, of the wrong colour, a face in simples
     if game_id == "gjdlv" and kind == "ejaculate":
