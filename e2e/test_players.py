@@ -224,9 +224,15 @@ def test_il_mortos_dead_player_is_warned_full_screen_and_welcomed_back(phone, se
     screenshot(bruno, "player-morto-alive-fr")
 
     # The referee records Bruno's early touch: his last life. His phone goes black and says it.
-    button = referee.locator("[data-player=p2] [data-action=touched_early]")
-    button.evaluate("element => element.scrollIntoView({block: 'center'})")
-    button.tap()
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "t1", "type": "touched_early", "player": "p2"},
+        table["secret"],
+    )
+    expect(referee.locator("#happened")).to_have_text(
+        words("morto.story.touched_early", name="Bruno", player="p2")
+    )
     dead = bruno.locator("#moment-dead")
     expect(dead).to_be_visible()
     expect(dead).to_contain_text(words("ui.player.dead_title"))

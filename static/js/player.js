@@ -132,7 +132,7 @@ function render(force = false) {
 if (seat) {
   table = new TableSync({ code, game, secret: seat.secret, answer, player, onChange: () => render() });
   await table.start();
-  if (joined) toast(t("ui.player.joined", { name: seat.name }), "ok");
+  if (joined) toast(t("ui.player.joined", { name: seat.name }), "info");
 } else {
   render();
 }

@@ -43,19 +43,19 @@ export function seatsDialog({ code, secret, table, wording }) {
     give(code, player, null);
     shown = null;
     draw();
-    toast(t("ui.seats.taken_back", { name: nameOf(player) }), "ok");
+    toast(t("ui.seats.taken_back", { name: nameOf(player) }), "info");
   }
 
   const nameOf = (player) => table.view.players.find((p) => p.id === player)?.name ?? player;
 
   function seatRow(p, seats) {
     const seat = seats[p.id];
-    return h("li", { class: `seat${seat ? " given" : ""}`, "data-seat": p.id, "data-given": seat ? "true" : "false" },
-      h("div", { class: "seat-head" },
+    return h("li", { class: `seat-row${seat ? " given" : ""}`, "data-seat": p.id, "data-given": seat ? "true" : "false" },
+      h("div", { class: "seat-row-head" },
         h("strong", { class: "player-name" }, p.name),
         h("span", { class: `pill${seat ? " dealer" : ""}`, "data-seat-status": seat ? "given" : "free" },
           seat ? t("ui.seats.given", { when: age(seat.at) }) : t("ui.seats.free"))),
-      h("div", { class: "row seat-tools" },
+      h("div", { class: "row seat-row-tools" },
         seat
           ? [
             h("button", { type: "button", class: "primary", "data-seat-action": "qr", onclick: () => { shown = p.id; draw(); } },
@@ -78,7 +78,7 @@ export function seatsDialog({ code, secret, table, wording }) {
       h("p", { class: "hint" }, t("ui.seats.qr_hint", { name: nameOf(player) })),
       drawn.svg ? picture : h("p", { class: "error" }, wording(drawn.error)),
       h("a", { href: url, id: "seat-url", class: "muted qr-url", "data-seat-url": player }, url),
-      h("div", { class: "row" },
+      h("div", { class: "row seat-row-tools" },
         h("button", { type: "button", class: "secondary", "data-seat-action": "again", onclick: () => giveSeat(player) },
           t("ui.seats.give_again")),
         h("button", { type: "button", class: "secondary", "data-seat-action": "list", onclick: () => { shown = null; draw(); } },
@@ -95,7 +95,7 @@ export function seatsDialog({ code, secret, table, wording }) {
     fill(body,
       h("h2", { id: "seats-title" }, t("ui.seats.title")),
       h("p", { class: "hint" }, t("ui.seats.hint")),
-      h("ul", { class: "seats", id: "seats" }, table.view.players.map((p) => seatRow(p, seats))));
+      h("ul", { class: "seat-list", id: "seats" }, table.view.players.map((p) => seatRow(p, seats))));
   }
 
   return () => {

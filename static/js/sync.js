@@ -442,9 +442,8 @@ export class TableSync {
   // A state pushed by the live stream (a co-referee's tap, or our own echoed back).
   async heard(answer) {
     if (answer.version <= this.version) return;
-    if (this.player) {
-      this.server = answer;
-      if (!this.pending.length) this.view = answer.state;
+    if (this.player) { // no engine to project waiting moves on it: the table as the server says
+      [this.server, this.view] = [answer, answer.state];
       this.changed();
       return;
     }
@@ -481,8 +480,7 @@ export class TableSync {
       this.pending = this.pending.filter((other) => other.seq !== op.seq);
       await box.acknowledgeSeat(op.seq);
       this.mine = { id: op.id, kind: op.kind, version: answer.version };
-      if (answer.version > this.server.version) this.server = answer;
-      if (!this.pending.length) this.view = this.server.state;
+      if (answer.version > this.server.version) [this.server, this.view] = [answer, answer.state];
     }
     this.unsent = false;
   }

@@ -29,7 +29,7 @@ function turnLine(state, actions, players, me) {
   const words = answering ? t("ui.player.answer_now") : mineTurn ? t("ui.player.your_turn")
     : t("ui.player.turn_of", { name: players[state.play.active].name });
   return h("p", { class: `my-turn${actions.length ? " now" : ""}`, id: "my-turn", "data-now": String(actions.length > 0) },
-    actions.length ? icon("👉") : null, actions.length ? " " : null, h("strong", {}, words));
+    actions.length ? icon("▶") : null, actions.length ? " " : null, h("strong", {}, words));
 }
 
 export function seat(root, state, ctx, { force = false } = {}) {

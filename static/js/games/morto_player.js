@@ -22,7 +22,7 @@ function drawMoment(name) {
   const dead = moment === "dead";
   fill(box, h("div", { class: `moment-card moment-${moment}`, id: `moment-${moment}`, role: "alertdialog",
     "aria-labelledby": "moment-title", "aria-describedby": "moment-text" },
-  h("div", { class: "moment-icon", "aria-hidden": "true" }, dead ? "☠" : "🌱"),
+  h("div", { class: "moment-icon", "aria-hidden": "true" }, dead ? "☠" : "♥"),
   h("h1", { id: "moment-title" }, t(dead ? "ui.player.dead_title" : "ui.player.welcome_title")),
   h("p", { class: "moment-name" }, name),
   h("p", { id: "moment-text" }, t(dead ? "ui.player.dead_text" : "ui.player.welcome_text")),
