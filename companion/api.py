@@ -92,15 +92,37 @@ def bearer_secret() -> str | None:
     return secret if scheme.lower() == "bearer" and secret else None
 
 
-def referee_table(code: str) -> store.warm.Identity:
-    """Which table, if the request carries its referee secret (a write reads no row to know it)."""
+def writer_table(code: str) -> tuple[store.warm.Identity, str]:
+    """Which table, and who writes to it (`store.BY_REFEREE` or a player's id), if the request carries
+    the table's referee secret (a write reads no row to know it) or one of its players' secrets."""
     table = table_or_404(code, store.identity)
     secret = bearer_secret()
     if secret is None:
         raise Refused(401, "secret_required")
-    if not store.secret_matches(table, secret):
+    holder = store.secret_holder(table, secret)
+    if holder is None:
         raise Refused(403, "wrong_secret")
+    return table, holder
+
+
+def referee_table(code: str) -> store.warm.Identity:
+    """Which table, if the request carries its referee secret; a player's secret is ``403
+    referee_only`` (it records its player's own moves, nothing else)."""
+    table, holder = writer_table(code)
+    if holder != store.BY_REFEREE:
+        raise Refused(403, "referee_only", player=holder)
     return table
+
+
+def check_own_move(table: store.warm.Identity, player: str, event: dict) -> None:
+    """A player's secret records an event only if the game lets a player record its type and the
+    player it names as acting is the secret's (`engine.core.acting_player`); else ``403
+    not_your_move``, before the rules are asked, and nothing changes."""
+    if core.acting_player(table.game, table.options, event) != player:
+        kind = event.get("type")
+        raise Refused(
+            403, "not_your_move", player=player, type=core.short(kind) if kind is not None else None
+        )
 
 
 def described(table) -> dict:
@@ -132,7 +154,7 @@ def create_table():
 @bp.get("/tables/<code>")
 def get_table(code: str):
     table = table_or_404(code)
-    return jsonify({**described(table), "rematch": table.rematch})
+    return jsonify({**described(table), "rematch": table.rematch, "seats": store.seats(table.id)})
 
 
 @bp.post("/tables/<code>/rematch")
@@ -146,18 +168,41 @@ def rematch_table(code: str):
 
 @bp.post("/tables/<code>/events")
 def post_event(code: str):
-    table = referee_table(code)
+    table, holder = writer_table(code)
     data = body()
+    if holder != store.BY_REFEREE:
+        check_own_move(table, holder, data)
     limits.count_write(table.id)
-    return _written(store.append_event(table.id, data), 201)
+    return _written(store.append_event(table.id, data, holder), 201)
 
 
 @bp.post("/tables/<code>/undo")
 def post_undo(code: str):
-    table = referee_table(code)
+    table, holder = writer_table(code)
     data = body()
     limits.count_write(table.id)
-    return _written(store.undo(table.id, data), 200)
+    return _written(store.undo(table.id, data, holder), 200)
+
+
+@bp.post("/tables/<code>/players/<player>/secret")
+def give_player_secret(code: str, player: str):
+    """A new secret for one player's own phone (the referee's secret only); a new one replaces the
+    old. The secret is in this answer alone: the server keeps its hash."""
+    table = referee_table(code)
+    for field in body():  # nothing to say: the URL names the player
+        raise Refused(422, "unknown_field", field=core.short(field), type="player_secret", allowed=[])
+    limits.count_write(table.id)
+    secret = store.give_player_secret(table, player)
+    return jsonify({"player": player, "secret": secret}), 201
+
+
+@bp.delete("/tables/<code>/players/<player>/secret")
+def take_back_player_secret(code: str, player: str):
+    """The player's secret stops working at once (the referee's secret only); done already is done."""
+    table = referee_table(code)
+    limits.count_write(table.id)
+    store.take_back_player_secret(table, player)
+    return Response(status=204)
 
 
 def _written(answer: store.Answer, status: int) -> Response:

@@ -13,8 +13,10 @@ Three limits per address (their sizes are app config, ``RATELIMIT_*``):
   not to resist guessing on its own. Only a referee's request carrying the table's right secret
   passes (and is never counted): it proves the code was known, so the referees behind a festival's
   NAT keep tapping while someone there mistypes codes.
-- **wrong or missing referee secrets** (``RATELIMIT_WRONG_SECRET``, 30 a minute): each 401/403
-  counts one failure, and past the limit further failures are answered 429 instead of 401/403.
+- **wrong or missing secrets** (``RATELIMIT_WRONG_SECRET``, 30 a minute): each 401/403 counts one
+  failure, a wrong player's secret as a wrong referee's, and past the limit further failures are
+  answered 429 instead of 401/403. A player's right secret refused what it may not do (``403
+  not_your_move``, ``referee_only``) counts nothing: it guessed nothing.
   A request with the right secret is never counted nor refused: the secret has 128 random bits, so
   telling right from wrong gives a guesser nothing, and one phone behind a festival's NAT replaying
   a stale secret must not lock out the other referees behind the same address.
@@ -195,7 +197,7 @@ def _not_about_codes() -> bool:
     if secret is None:
         return False
     table = store.identity(code)
-    return table is not None and store.secret_matches(table, secret)
+    return table is not None and store.secret_holder(table, secret) is not None
 
 
 def _not_found(response: Response) -> bool:
@@ -252,7 +254,8 @@ def rate_limited(error: RateLimitExceeded) -> Response:
 def _secret_failures(response: Response) -> Response:
     """Counts a refused secret; past the limit, the refusal becomes a 429. Right secrets pass."""
     extension = limiter(current_app)
-    if response.status_code not in SECRET_FAILURES or not extension.enabled:
+    if response.status_code not in SECRET_FAILURES or not extension.enabled or store.right_secret_sent():
+        # A right secret refused what it may not do (a player's ``not_your_move``) guessed nothing.
         return response
     item = parse(current_app.config["RATELIMIT_WRONG_SECRET"])
     keys = [address(), "wrong_secret"]

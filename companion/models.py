@@ -115,6 +115,25 @@ class Event(db.Model):
     # replays from the nearest one. Valid while the event is in effect (undo only takes back the
     # latest, so the events before it stay as they were).
     checkpoint = db.Column(db.JSON(none_as_null=True))
+    # The id of the player whose own secret recorded it (a player's phone); NULL: the referee.
+    recorded_by = db.Column(db.String(64))
+
+
+class PlayerSecret(db.Model):
+    """A player's secret at one table, kept only as its hash: it lets that player's phone record
+    their own moves (`companion.api`). One per player: giving a new one replaces the old."""
+
+    __tablename__ = "player_secrets"
+    __table_args__ = (
+        db.UniqueConstraint("table_id", "player", name="uq_player_secrets_table_player"),
+        db.UniqueConstraint("table_id", "secret_hash", name="uq_player_secrets_table_hash"),
+    )
+
+    id = db.Column(db.Integer, primary_key=True)
+    table_id = db.Column(db.Integer, db.ForeignKey("tables.id", ondelete="CASCADE"), nullable=False)
+    player = db.Column(db.String(64), nullable=False)
+    secret_hash = db.Column(db.String(64), nullable=False)
+    created_at = db.Column(UTCDateTime, nullable=False, default=now)
 
 
 @sa_event.listens_for(Engine, "connect")

@@ -671,8 +671,14 @@ def schemas() -> dict:
                 },
                 "did": nullable(ref("Did")),
                 "undoable": nullable(ref("Entry")),
+                "seats": {
+                    "type": "object",
+                    "additionalProperties": {"const": True},
+                    "description": "The players who hold a secret of their own (`{player id: true}`), "
+                    "never the secrets.",
+                },
             },
-            ["code", "display_code", "game", "version", "state", "rematch", "did", "undoable"],
+            ["code", "display_code", "game", "version", "state", "rematch", "did", "undoable", "seats"],
         ),
         "NewTableAnswer": obj(
             {
@@ -846,7 +852,9 @@ ERRORS = {
     400: "The body is not JSON (`bad_json`: NaN and infinities included, a lone surrogate) or nests too deep "
     "(`too_deep`, params `max`), or it is not an object.",
     401: "No `Authorization: Bearer <secret>` (`secret_required`).",
-    403: "Another table's secret (`wrong_secret`).",
+    403: "Neither the table's referee secret nor one of its players' secrets (`wrong_secret`); a player's "
+    "secret used for another's move or a move the referee records (`not_your_move`, params `player`, "
+    "`type`) or for what only the referee does (`referee_only`, params `player`).",
     404: "No such table (`unknown_table`), check (`unknown_check`), calendar (`existentiel.no_calendar`, "
     "`existentiel.no_rendezvous`) or route (`not_found`).",
     409: "The write carried a `version` that is not the table's (`stale_version`, params `sent`, `current`); "
@@ -943,6 +951,15 @@ CHECK = {
     "examples": {"reveal": {"value": "reveal"}},
 }
 REFEREE = [{"referee": []}]
+REFEREE_OR_PLAYER = [{"referee": []}, {"player": []}]
+PLAYER_ID = {
+    "name": "player",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1},
+    "description": "A player's id (`p1`…), as `state.players[].id` names them.",
+    "examples": {"player": {"value": "p1"}},
+}
 NEW_TABLE_HEADERS = {"Location": {"required": True, "schema": STRING, "description": "`/api/tables/<code>`"}}
 # A body is read (413, 415, 400, 408) only by the routes that take one; a route naming a table answers
 # 429 past the limit on wrong codes from an address, a write past the limit on wrong secrets or on the
@@ -995,7 +1012,7 @@ def paths() -> dict:
                 "operationId": "postEvent",
                 "summary": "Record an event",
                 "tags": ["referee"],
-                "security": REFEREE,
+                "security": REFEREE_OR_PLAYER,
                 "requestBody": json_body(ref("Event")),
                 "responses": {
                     "201": ok("The table after the event (or the first answer to this `id`).", ref("Answer")),
@@ -1009,7 +1026,7 @@ def paths() -> dict:
                 "operationId": "postUndo",
                 "summary": "Take back the latest event in effect",
                 "tags": ["referee"],
-                "security": REFEREE,
+                "security": REFEREE_OR_PLAYER,
                 "requestBody": json_body(ref("Undo"), required=False),
                 "responses": {
                     "200": ok("The table as it was before that event, exactly.", ref("Answer")),
@@ -1034,6 +1051,35 @@ def paths() -> dict:
                         headers=NEW_TABLE_HEADERS,
                     ),
                     **errors(400, 401, 403, 404, 413, 415, 422, 429, 503),
+                },
+            },
+        },
+        table + "/players/{player}/secret": {
+            "parameters": [CODE, PLAYER_ID],
+            "post": {
+                "operationId": "givePlayerSecret",
+                "summary": "Give a player a secret of their own, for their own phone",
+                "tags": ["referee"],
+                "security": REFEREE,
+                "requestBody": json_body(obj({}), required=False),
+                "responses": {
+                    "201": ok(
+                        "The player's new secret (given only here; the server keeps its hash). It "
+                        "replaces the one given before, which stops working at once. 404 "
+                        "`unknown_player` for a player the table does not have.",
+                        obj({"player": STRING, "secret": STRING}, ["player", "secret"]),
+                    ),
+                    **errors(400, 401, 403, 404, 413, 415, 422, 429, 503),
+                },
+            },
+            "delete": {
+                "operationId": "takeBackPlayerSecret",
+                "summary": "Take a player's secret back: it stops working at once",
+                "tags": ["referee"],
+                "security": REFEREE,
+                "responses": {
+                    "204": {"description": "Taken back (or there was none)."},
+                    **errors(401, 403, 404, 429, 503),
                 },
             },
         },
@@ -1241,7 +1287,13 @@ def document() -> dict:
                     "type": "http",
                     "scheme": "bearer",
                     "description": "The table's referee secret, given once when the table is created.",
-                }
+                },
+                "player": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A player's secret (`POST …/players/<id>/secret`): records that "
+                    "player's own moves, undoes their own latest move while it is the latest.",
+                },
             },
         },
     }

@@ -28,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from companion import bus, group_commit, models, warm
 from companion.errors import Refused
 from companion.group_commit import Raced, Snapshot
-from companion.models import Event, Table, db, now
+from companion.models import Event, PlayerSecret, Table, db, now
 from engine import core
 
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
@@ -58,10 +58,18 @@ TABLES, EVENTS = Table.__table__, Event.__table__
 IN_EFFECT = EVENTS.c.undone == false()
 SNAPSHOT = ("id", "game", "players", "options", "version", "state", "log_length", "in_effect")
 INSERT_EVENT = insert(EVENTS)
-# Who recorded an event: the referee (a player's id, once players record their own moves).
+# Who recorded an event: the referee, or the id of the player whose own secret recorded it.
 BY_REFEREE = "referee"
-# What an answer names of an event (`entry`): its place in the log, its client id, its type, its words.
-ENTRY = (EVENTS.c.seq, EVENTS.c.client_id, EVENTS.c.type, EVENTS.c.said)
+# What an answer names of an event (`entry`): its place in the log, its client id, its type, its
+# words, who recorded it.
+ENTRY = (EVENTS.c.seq, EVENTS.c.client_id, EVENTS.c.type, EVENTS.c.said, EVENTS.c.recorded_by)
+SECRETS = PlayerSecret.__table__
+# Whose player secret a hash is, at one table (its unique index): one read, on every write a
+# player's phone sends, so a secret taken back stops working at once in every server process.
+SECRET_HOLDER = select(SECRETS.c.player).where(
+    SECRETS.c.table_id == bindparam("table_id"), SECRETS.c.secret_hash == bindparam("secret_hash")
+)
+HOLDER = "arbitre.secret_holder"  # this request's secret and whose it is, in its WSGI environ
 # The latest events in effect, newest first (`ix_events_in_effect`): what an undo takes back.
 LATEST_ENTRIES = (
     select(*ENTRY, EVENTS.c.version, EVENTS.c.created_at)
@@ -127,6 +135,7 @@ EVENT_ROW = (
     "created_at",
     "undone",
     "checkpoint",
+    "recorded_by",
 )
 INSERT_MOVED = (
     insert(EVENTS)
@@ -186,6 +195,60 @@ def secret_matches(table, secret: str) -> bool:
     return hmac.compare_digest(table.secret_hash, hash_secret(secret))
 
 
+def secret_holder(table: warm.Identity, secret: str) -> str | None:
+    """Whose secret ``secret`` is at ``table``: `BY_REFEREE` (known without a read), a player's id
+    (one indexed read of the player secrets, never kept: a secret taken back stops at once, in
+    every process), or None. Asked once per request, however many times it is asked there (the
+    rate limits, then the view)."""
+    if secret_matches(table, secret):
+        return BY_REFEREE
+    kept = request.environ.get(HOLDER) if has_request_context() else None
+    if kept is not None and kept[:2] == (table.id, secret):
+        return kept[2]
+    with db.engine.connect() as connection:
+        holder = connection.execute(
+            SECRET_HOLDER, {"table_id": table.id, "secret_hash": hash_secret(secret)}
+        ).scalar_one_or_none()
+    if has_request_context():
+        request.environ[HOLDER] = (table.id, secret, holder)
+    return holder
+
+
+def right_secret_sent() -> bool:
+    """Whether this request's secret was found to be a player's of its table (`secret_holder`)."""
+    kept = request.environ.get(HOLDER)
+    return kept is not None and kept[2] is not None
+
+
+def give_player_secret(table: warm.Identity, player: str) -> str:
+    """A new secret for ``player`` (a player of the table now, else 404 ``unknown_player``), which
+    replaces the one given before, if any: that one stops working at once. Only its hash is kept."""
+    row = find_table(table.code)
+    if player not in {p["id"] for p in row.state.get("players", ())}:
+        raise Refused(404, "unknown_player", player=core.short(player), field="player")
+    secret = secrets.token_urlsafe(16)
+    db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
+    db.session.execute(
+        insert(SECRETS).values(
+            table_id=table.id, player=player, secret_hash=hash_secret(secret), created_at=now()
+        )
+    )
+    db.session.commit()
+    return secret
+
+
+def take_back_player_secret(table: warm.Identity, player: str) -> None:
+    """``player``'s secret stops working (nothing to do when they hold none)."""
+    db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
+    db.session.commit()
+
+
+def seats(table_id: int) -> dict[str, bool]:
+    """Which players hold a secret of their own (``{player id: true}``), never the secrets."""
+    rows = db.session.execute(select(SECRETS.c.player).where(SECRETS.c.table_id == table_id)).scalars()
+    return dict.fromkeys(sorted(rows), True)
+
+
 # --- reading -------------------------------------------------------------------------------------
 
 
@@ -231,7 +294,7 @@ def identity(code: str) -> warm.Identity | None:
         row = find_table(code)
         if row is None:
             return None
-        found = warm.Identity(row.id, row.code, row.game, row.secret_hash)
+        found = warm.Identity(row.id, row.code, row.game, row.secret_hash, row.options)
         kept.know(found)
     return found
 
@@ -369,7 +432,13 @@ def answer_at(table: Table, version: int) -> dict:
 
 def entry(row) -> dict:
     """An event as an answer names it (``undoable``; ``did`` adds when and whether it was undone)."""
-    return {"seq": row.seq, "id": row.client_id, "type": row.type, "said": row.said, "by": BY_REFEREE}
+    return {
+        "seq": row.seq,
+        "id": row.client_id,
+        "type": row.type,
+        "said": row.said,
+        "by": row.recorded_by or BY_REFEREE,
+    }
 
 
 def _did(named: dict, at: datetime, undo: bool) -> dict:
@@ -486,9 +555,10 @@ def is_client_id(value) -> bool:
     return isinstance(value, str) and 1 <= len(value) <= CLIENT_ID_MAX and value.isprintable()
 
 
-def append_event(table_id: int, body: dict) -> Answer:
+def append_event(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
     """Apply one event and return the answer; a retried id gets its first answer, applied once, and
-    the same id with another event is refused (``409 client_id_reused``): an id names one event."""
+    the same id with another event is refused (``409 client_id_reused``): an id names one event.
+    ``by``: who records it, the referee or a player (whose right to it `companion.api` checked)."""
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
     most = current_app.config["EVENTS_PER_TABLE"]
@@ -518,7 +588,7 @@ def append_event(table_id: int, body: dict) -> Answer:
             "id": client_id,
             "type": str(event.get("type")),
             "said": words,
-            "by": BY_REFEREE,
+            "by": by,
         }
         result = Answer(_worded(table.game, state, version, _did(named, at, undo=False), named))
 
@@ -543,6 +613,7 @@ def append_event(table_id: int, body: dict) -> Answer:
                         "created_at": at,
                         "undone": False,
                         "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+                        "recorded_by": None if by == BY_REFEREE else by,
                     },
                 ),
                 before=(before, client_id),
@@ -554,10 +625,11 @@ def append_event(table_id: int, body: dict) -> Answer:
     return _write(table_id, _once(earlier, applied))
 
 
-def undo(table_id: int, body: dict) -> Answer:
+def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
     """Take back the latest event in effect; an undo naming its event (``event``: its client id) only
     while that event is the latest in effect (else ``409 undo_not_latest``). An undo that carries an
-    ``id`` is applied once."""
+    ``id`` is applied once. A player (``by``) takes back only an event their own secret recorded,
+    while it is the latest in effect (else ``403 not_your_move``)."""
     undo_id = _client_id(body, required=False)
     named = _client_id(body, required=False, field="event")
 
@@ -573,6 +645,10 @@ def undo(table_id: int, body: dict) -> Answer:
 
     def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
         _check_version(table, body)
+        if by != BY_REFEREE:
+            latest = _taken_back(connection, table)[0]
+            if latest["by"] != by:
+                raise Refused(403, "not_your_move", player=by, type="undo")
         if table.undo_to is not None:  # this process's last write here was that event: no read
             last, before, latest = table.undo_to
             _check_latest(named, latest)

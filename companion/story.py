@@ -70,7 +70,7 @@ def history(table: Table, before: int | None = None, limit: int | None = None) -
             "undone_version": e.undone_version,
             "undone_at": e.undone_at.isoformat() if e.undone_at else None,
             "said": words,
-            "by": store.BY_REFEREE,
+            "by": e.recorded_by or store.BY_REFEREE,
         }
         for e, words in zip(rows, said, strict=True)
     ]

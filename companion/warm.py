@@ -1,6 +1,6 @@
 """What a server process keeps of the tables its referees tap, so that a tap reads nothing before it
-writes: each table's identity (its id, code, game and secret's hash, never changed once made) and the
-snapshot that the last write in this process left (version, state, counters).
+writes: each table's identity (its id, code, game, options and secret's hash, never changed once
+made) and the snapshot that the last write in this process left (version, state, counters).
 
 The database stays the one truth; this is only a head start. A kept snapshot can be behind the
 row (another process wrote since): the write's conditional UPDATE (``WHERE version = v``) then
@@ -27,12 +27,14 @@ TABLES_KEPT = 1024  # tables per process (the ones tapped last): a snapshot is a
 
 @dataclass(frozen=True)
 class Identity:
-    """What a request needs to know whose table it names and whether its secret is the referee's."""
+    """What a request needs to know whose table it names, whether its secret is the referee's, and
+    which moves its game lets a player record (its options decide: `engine.core.player_moves`)."""
 
     id: int
     code: str
     game: str
     secret_hash: str
+    options: dict | None = None
 
 
 class Warm:

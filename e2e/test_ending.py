@@ -109,7 +109,9 @@ def above_the_dock(page: Page, target) -> None:
                     dock ? dock.getBoundingClientRect().y : null];
         }"""
     )
-    assert box["y"] >= 0 and box["y"] + box["height"] <= (VIEWPORT_HEIGHT if dock_top is None else dock_top), box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= (
+        VIEWPORT_HEIGHT if dock_top is None else dock_top
+    ), box
     assert box["height"] >= 48 and box["width"] >= 48, box
 
 

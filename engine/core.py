@@ -30,6 +30,10 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 - ``rematch(players, options, state) -> (players, options)``: the setup of the next game at a
   finished table (the same players in the same seats; what "the same options" means is the
   game's), asked through `rematch`.
+- ``player_moves(options) -> {event_type: field}``: the events a player records themselves from
+  their own phone at a table of these options (RULES.md §0 "Who records what"), each with the
+  field naming the player who acts in it; every other event is the referee's alone. Read through
+  `player_moves` and `acting_player`, by the server's guard and by the phone's own engine alike.
 
 `view` here wraps a game's own view in the envelope every game shares: ``game``, ``over``,
 ``winners``, ``outcome`` and ``notes`` (message codes with their params) and ``actions``.
@@ -316,6 +320,23 @@ def rematch(game_id: str, players: JSON, options: JSON, state: dict) -> tuple[li
     if module.outcome(state) is None:
         raise IllegalEvent("rematch_not_over")
     return module.rematch(players, options or {}, state)
+
+
+def player_moves(game_id: str, options: JSON) -> dict[str, str]:
+    """The events a player records themselves at a table of ``game_id`` with ``options``:
+    ``{event_type: the field naming the acting player}`` (the game's ``player_moves``)."""
+    return dict(game(game_id).player_moves(options if isinstance(options, dict) else {}))
+
+
+def acting_player(game_id: str, options: JSON, event: JSON) -> str | None:
+    """The id of the player who may record ``event`` themselves, as the event names them; None when
+    only the referee may record it (a type the game keeps for the referee, or no player named)."""
+    if not isinstance(event, dict):
+        return None
+    kind = event.get("type")
+    field_name = player_moves(game_id, options).get(kind) if isinstance(kind, str) else None
+    acting = event.get(field_name) if field_name else None
+    return acting if isinstance(acting, str) else None
 
 
 def allowed(check_fn: Callable[..., None], *args) -> bool:

@@ -639,6 +639,15 @@ FIELDS = {
     "set_title": ("adventure", "title"),
 }
 
+# The moves a player records themselves (RULES.md §0): their own roll and their own accept or
+# refuse; the game master keeps the rest (adding players, titles, the rendez-vous, validating).
+PLAYER_MOVES = {"roll": "player", "accept": "player", "refuse": "player"}
+
+
+def player_moves(options: dict) -> dict[str, str]:
+    return PLAYER_MOVES
+
+
 # The fields holding text the table supplies: shown whole (``hidden_character``).
 TEXTS = {"add_player": ("name",), "schedule": ("place",), "set_title": ("title",)}
 

@@ -519,6 +519,15 @@ FIELDS = {
 TEXTS = {}  # no event carries the table's own text: names are given at setup
 
 
+def player_moves(options: dict) -> dict[str, str]:
+    """The events a player records themselves (RULES.md §0): in a round played through, every play
+    whose acting player is theirs (`gjdlv_play.PLAYER_MOVES`) and their Queen newborn's take; on
+    the score sheet none, the referee records every outcome there."""
+    if options.get("mode") != TRACKER:
+        return {}
+    return {**gjdlv_play.PLAYER_MOVES, "steal_newborn": "player"}
+
+
 def actions(state: dict, view: dict | None = None) -> list[dict]:
     """What may be recorded now; the cards come from the table (a round played through lists its
     plays in its view's ``choices``, read from ``view`` when given)."""

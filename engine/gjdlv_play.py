@@ -874,6 +874,21 @@ EVENTS = {
     "cancel": cancel,
     "remove_embryo": remove_embryo,
 }
+# The plays a player records themselves from their own phone, each with the field naming the player
+# who acts (RULES.md §0): the active player's turn (phase 0's birth, the ovulation, fecundating,
+# surrogating, holding back, passing), the answering player's abortion or bonus, the Jack
+# newborn's owner's removal. The deal and the contest's close are the referee's (no player acts).
+PLAYER_MOVES = {
+    "birth": "player",
+    "ovulate": "player",
+    "fecundate": "player",
+    "surrogate": "player",
+    "hold": "player",
+    "pass": "player",
+    "abort": "player",
+    "cancel": "player",
+    "remove_embryo": "player",
+}
 FIELDS = {
     "deal": ("mouchoir",),
     "birth": ("player", "held"),

@@ -96,8 +96,18 @@ COMMON = {
         "Only the table's referee can do this (secret missing).",
     ),
     "wrong_secret": (
-        "Ce secret n'est pas celui de l'arbitre de cette table.",
-        "This is not the referee secret of this table.",
+        "Ce secret n'est ni celui de l'arbitre de cette table, ni celui d'un·e de ses joueur·euses.",
+        "This is neither the referee secret of this table nor one of its players' secrets.",
+    ),
+    "not_your_move": (
+        "Ce téléphone n'enregistre que les coups de son·sa joueur·euse : l'arbitre enregistre "
+        "celui-ci. Rien n'a été modifié.",
+        "This phone records its own player's moves only: the referee records this one. Nothing was changed.",
+    ),
+    "referee_only": (
+        "Seul·e l'arbitre de la table peut faire cela : le secret d'un·e joueur·euse n'enregistre "
+        "que ses propres coups.",
+        "Only the table's referee can do this: a player's secret records that player's own moves only.",
     ),
     "stale_version": (
         "La table a changé entre-temps (version {current}, pas {sent}) : rechargez puis rejouez.",

@@ -416,6 +416,15 @@ EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "revea
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
 FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards", "lowest")}
 
+# Il Morto's outcomes (a touch, a word to the dead, the reveal) are called by the table, not
+# confessed (RULES.md §0): the referee records every one, and a player's phone only shows the table.
+PLAYER_MOVES: dict[str, str] = {}
+
+
+def player_moves(options: dict) -> dict[str, str]:
+    return PLAYER_MOVES
+
+
 # The fields holding text the table supplies: shown whole (``hidden_character``).
 TEXTS = {}  # no event carries the table's own text: names are given at setup
 
