@@ -118,8 +118,7 @@ def join(code: str):
 def own_moves(table) -> dict[str, str]:
     """The moves a player records from their own phone at ``table``, as its game's engine module
     declares them: per event type, the field naming the acting player."""
-    declared = getattr(engine_core, "player_moves", None)  # until the server's side lands
-    return declared(table.game, table.options) if declared else {}
+    return engine_core.player_moves(table.game, table.options)
 
 
 @bp.get("/t/<code>/p/<player>")

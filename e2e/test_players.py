@@ -44,7 +44,7 @@ def give_seat(referee: Page, pid: str) -> str:
     if not dialog.is_visible():
         referee.locator("#more").tap()
         referee.locator("#seats-open").tap()
-    seat = dialog.locator(f"[data-seat={pid}]")
+    seat = dialog.locator(f"[data-seat-of={pid}]")
     expect(seat).to_have_attribute("data-given", "false")
     seat.locator("[data-seat-action=give]").tap()
     link = dialog.locator(f"[data-seat-url={pid}]")
@@ -64,7 +64,7 @@ def seat_list(referee: Page) -> None:
     dialog = referee.locator("#seats-dialog")
     if dialog.locator("[data-seat-action=list]").count():
         dialog.locator("[data-seat-action=list]").tap()
-    expect(dialog.locator("#seats")).to_be_visible()
+    expect(dialog.locator("#seat-list")).to_be_visible()
 
 
 def player_phone(phone, url: str, **context) -> Page:
@@ -108,7 +108,7 @@ def test_existentiel_players_join_by_qr_roll_and_choose_on_their_own_phones(phon
     seat_list(referee)
     omar_url = give_seat(referee, "p2")
     seat_list(referee)
-    expect(referee.locator("[data-seat=p1]")).to_have_attribute("data-given", "true")
+    expect(referee.locator("#seats-dialog [data-seat-of=p1]")).to_have_attribute("data-given", "true")
     screenshot(referee, "seats-list-fr")
     close_seats(referee)
 
@@ -181,7 +181,7 @@ def test_existentiel_players_join_by_qr_roll_and_choose_on_their_own_phones(phon
 
     # "Mes tables" on Ana's phone: her seat, and its page.
     ana.goto("/")
-    mine = ana.locator(f".my-table[data-code={code}]")
+    mine = ana.locator(f".my-table[data-code='{code}']")
     expect(mine).to_have_attribute("data-role", "player")
     expect(mine.locator(".pill")).to_have_text(words("ui.player.role", name="Ana"))
     expect(mine.locator(".my-open")).to_have_attribute("href", f"/t/{code}/p/p1")
@@ -193,8 +193,8 @@ def test_a_seat_taken_back_stops_at_once_and_a_new_qr_gives_it_again(phone, serv
     referee = referee_page(phone, table)
     ana = player_phone(phone, give_seat(referee, "p1"))
     seat_list(referee)
-    referee.locator("[data-seat=p1] [data-seat-action=take-back]").tap()
-    expect(referee.locator("[data-seat=p1]")).to_have_attribute("data-given", "false")
+    referee.locator("#seats-dialog [data-seat-of=p1] [data-seat-action=take-back]").tap()
+    expect(referee.locator("#seats-dialog [data-seat-of=p1]")).to_have_attribute("data-given", "false")
     phone.allow_console_error(r"status of 40[13]")
     ana.locator("#my-move .die[data-die='1']").tap()
     expect(ana.locator("#seat-lost")).to_be_visible()

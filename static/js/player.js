@@ -36,6 +36,10 @@ if (fragment.get("s")) {
   history.replaceState(null, "", location.pathname);
   joined = true;
 }
+// A new seat's QR opened on this very page changes only the fragment: the page starts again with it.
+addEventListener("hashchange", () => {
+  if (new URLSearchParams(location.hash.slice(1)).get("s")) location.reload();
+});
 const kept = recall(code);
 const seat = kept?.seat?.player === player ? kept.seat : null;
 if (!kept) remember(code, { game, role: "follower" });

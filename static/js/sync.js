@@ -455,36 +455,6 @@ export class TableSync {
     });
   }
 
-  // A player's moves, oldest first, each judged by the server on the table as it is.
-  async sendSeat() {
-    while (this.pending.length) {
-      const op = this.pending[0];
-      let answer;
-      try {
-        answer = op.kind === "event"
-          ? await api.postEvent(this.code, this.secret, { id: op.id, ...op.event })
-          : await api.undo(this.code, this.secret, undefined, op.id, op.event?.event);
-      } catch (err) {
-        if (err.status === 0 || err.status === 429 || err.status >= 500) {
-          this.online = err.status !== 0;
-          this.problem = err.status ? err : null;
-          this.unsent = true;
-          return;
-        }
-        // Refused (another's move, a rule, a race lost, a seat taken back): told, and never sent again.
-        this.online = true;
-        await this.setAside(op, { code: err.code, message: err.message, params: err.params, rule: err.rule, status: err.status });
-        continue;
-      }
-      Object.assign(this, { online: true, problem: null });
-      this.pending = this.pending.filter((other) => other.seq !== op.seq);
-      await box.acknowledgeSeat(op.seq);
-      this.mine = { id: op.id, kind: op.kind, version: answer.version };
-      if (answer.version > this.server.version) [this.server, this.view] = [answer, answer.state];
-    }
-    this.unsent = false;
-  }
-
   async acknowledged(op, answer) {
     const since = this.base.version;
     const expected = answer.version === since + 1;
@@ -583,5 +553,35 @@ export class TableSync {
       await this.serial(() => this.acknowledged(op, answer));
       this.changed();
     }
+  }
+
+  // A player's moves, oldest first, each judged by the server on the table as it is.
+  async sendSeat() {
+    while (this.pending.length) {
+      const op = this.pending[0];
+      let answer;
+      try {
+        answer = op.kind === "event"
+          ? await api.postEvent(this.code, this.secret, { id: op.id, ...op.event })
+          : await api.undo(this.code, this.secret, undefined, op.id, op.event?.event);
+      } catch (err) {
+        if (err.status === 0 || err.status === 429 || err.status >= 500) {
+          this.online = err.status !== 0;
+          this.problem = err.status ? err : null;
+          this.unsent = true;
+          return;
+        }
+        // Refused (another's move, a rule, a race lost, a seat taken back): told, and never sent again.
+        this.online = true;
+        await this.setAside(op, { code: err.code, message: err.message, params: err.params, rule: err.rule, status: err.status });
+        continue;
+      }
+      Object.assign(this, { online: true, problem: null });
+      this.pending = this.pending.filter((other) => other.seq !== op.seq);
+      await box.acknowledgeSeat(op.seq);
+      this.mine = { id: op.id, kind: op.kind, version: answer.version };
+      if (answer.version > this.server.version) [this.server, this.view] = [answer, answer.state];
+    }
+    this.unsent = false;
   }
 }
