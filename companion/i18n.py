@@ -25,8 +25,9 @@ part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<h
 - ``<game>.player``: what a player's own page can show, the referee's part's words (its moves are
   drawn with the referee panel's pieces, and the engine's refusals may answer them) but the seats
   dialog's, with ``player.json``'s (the player's own page's words, shown by no other page);
-- ``<game>.view``: what the game's table view can show, the first page a follower opens: ``shell.json``, ``story.json`` and ``ending.json`` (the bar, the live status,
-  the story panel, a finished game's card),
+- ``<game>.view``: what the game's table view can show, the first page a follower opens:
+  ``shell.json``, ``story.json`` and ``ending.json`` (the bar, the live status, the story panel, a
+  finished game's card),
   ``<game>.json``, and the engine's codes the game's states and stories may carry (`view_codes`):
   not the engine's refusals nor its checks' answers, which only a referee's taps and questions get;
 - ``all``: the shell's and every game's (the snapshot page, which may show any game).

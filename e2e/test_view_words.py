@@ -1,8 +1,9 @@
 """A table's own pages, in both languages, all along a game of each kind, take only their part of the
 catalogue and ask it for no key it lacks (static/js/i18n.js lists such a key on
 ``<html data-i18n-missing>``): the table view takes ``<game>.view``, a player's page
-``<game>.player``, the referee page ``<game>.referee`` (companion/i18n.py). The table view loads no module of the referee's, and
-the Grand Jeu de la Vie's round played through (gjdlv_play.js) only on a table played through.
+``<game>.player``, the referee page ``<game>.referee`` (companion/i18n.py). The table view loads no
+module of the referee's, and the Grand Jeu de la Vie's round played through (gjdlv_play.js) only on
+a table played through.
 
 One table per game (Il Morto, Le jeu existentiel, the Grand Jeu de la Vie's score sheet and played
 through card by card), played to its end through the API with events drawn at random among those
