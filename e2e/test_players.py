@@ -123,6 +123,19 @@ def test_existentiel_players_join_by_qr_roll_and_choose_on_their_own_phones(phon
     # Birth month 3 + 4: adventure 7 is offered, on her phone, the referee's and Omar's.
     expect(ana.locator("#my-move [data-offer='7']")).to_be_visible()
     expect(referee.locator("[data-player=p1] [data-offer='7']")).to_be_visible()
+    # Who recorded it, said on every phone: the line of what just happened, and the story.
+    by_ana = words("ui.story.by_player", name="Ana")
+    expect(referee.locator("#happened .by-player")).to_have_text(by_ana)
+    referee.locator("#story summary").tap()
+    expect(referee.locator("#story .story-item").first.locator(".by-player")).to_have_text(by_ana)
+    assert history(server, code)[0]["by"] == "p1"
+
+    # Her own latest move is hers to take back while it is the table's latest; then she rolls again.
+    ana.locator("#undo-mine").tap()
+    expect(ana.locator("#my-move .die")).to_have_count(6)
+    expect(referee.locator("[data-player=p1] [data-offer]")).to_have_count(0)
+    ana.locator("#my-move .die[data-die='4']").tap()
+    expect(ana.locator("#my-move [data-offer='7']")).to_be_visible()
     omar.goto(omar.url.replace("/p/p2", ""))  # the table view, from Omar's phone
     expect(omar.locator("[data-player=p1] .now[data-now=offered]")).to_be_visible()
     omar.go_back()
@@ -130,7 +143,11 @@ def test_existentiel_players_join_by_qr_roll_and_choose_on_their_own_phones(phon
     ana.locator("#my-move [data-action=accept]").tap()
     expect(ana.locator("#my-move")).to_have_count(0)
     expect(ana.locator(".player-page .now[data-now=current] [data-adventure='7']")).to_be_visible()
-    assert [entry["event"]["type"] for entry in history(server, code)] == ["roll", "accept"]
+    assert [(entry["event"]["type"], entry["undone"]) for entry in history(server, code)] == [
+        ("roll", True),
+        ("roll", False),
+        ("accept", False),
+    ]
 
     # Omar's phone loses the network: his roll is not recorded, and he is told so, with a retry.
     phone.allow_console_error(r"ERR_INTERNET_DISCONNECTED")
@@ -138,7 +155,7 @@ def test_existentiel_players_join_by_qr_roll_and_choose_on_their_own_phones(phon
     omar.locator("#my-move .die[data-die='2']").tap()
     expect(omar.locator("#unsent")).to_contain_text(words("ui.player.unsent_title"))
     screenshot(omar, "player-existentiel-unsent-fr")
-    assert len(history(server, code)) == 2
+    assert len(history(server, code)) == 3
     omar.context.set_offline(False)
     omar.locator("#retry").tap()
     expect(omar.locator("#unsent")).to_have_count(0)
@@ -314,3 +331,27 @@ def test_gjdlv_the_active_player_plays_their_turn_and_two_answers_race(phone, se
     expect(camille.locator("[data-seat=p3] [data-formol-cards]")).to_have_count(0)
     synced(referee)
     expect(referee.locator("#sync")).to_have_class(re.compile(r"\bok\b"), timeout=READY_MS)
+
+
+def test_a_phone_whose_seat_names_another_player_is_refused_and_changes_nothing(phone, server, screenshot):
+    """A phone holding Ana's secret under Omar's name (its storage edited, or a seat kept from an old
+    QR): its buttons are Omar's, and the server refuses each tap, 403 not_your_move, before the
+    rules: the page says why, and the table is as it was."""
+    table = existentiel(server)
+    code = table["code"]
+    ana = api(server, f"/api/tables/{code}/players/p1/secret", {}, table["secret"])["secret"]
+    page = phone().new_page()
+    page.goto("/")
+    page.evaluate(
+        """([code, secret]) => localStorage.setItem("arbitre.tables", JSON.stringify({ [code]: { code,
+          game: "existentiel", role: "player", seat: { player: "p2", name: "Omar", secret } } }))""",
+        [code, ana],
+    )
+    phone.allow_console_error(r"status of 403")
+    page.goto(f"/t/{code}/p/p2")
+    page.locator("#my-move .die[data-die='3']").tap()
+    refused = page.locator(".refused[data-code=not_your_move]")
+    expect(refused).to_contain_text(words("not_your_move"))
+    expect(page.locator("#seat-lost")).to_have_count(0)  # her secret still works: for her own moves
+    screenshot(page, "player-not-your-move-fr")
+    assert history(server, code) == [] and api(server, f"/api/tables/{code}")["version"] == 0
