@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect
 from companion.i18n import catalogue
 from e2e.test_live_pages import READY_MS, synced
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, history
+from e2e.test_pages import check_axe
 
 SECRET_IN_FRAGMENT = re.compile(r"/t/[0-9A-Z]+/p/p\d+#s=[^&]+$")
 # A vibration is an extra the phone may lack: recorded here, to see that the page asked for one.
@@ -29,8 +30,8 @@ def words(key: str, lang: str = "fr", **params) -> str:
     return catalogue(lang)[key].format(**params)
 
 
-def referee_page(phone, table: dict) -> Page:
-    page = phone().new_page()
+def referee_page(phone, table: dict, **context) -> Page:
+    page = phone(**context).new_page()
     page.goto(f"/r/{table['code']}#s={table['secret']}")
     synced(page)
     # The seats' QR codes are drawn by the phone's engine worker: the button waits for it.
@@ -355,3 +356,48 @@ def test_a_phone_whose_seat_names_another_player_is_refused_and_changes_nothing(
     expect(page.locator("#seat-lost")).to_have_count(0)  # her secret still works: for her own moves
     screenshot(page, "player-not-your-move-fr")
     assert history(server, code) == [] and api(server, f"/api/tables/{code}")["version"] == 0
+
+
+def test_the_seats_dialog_and_a_players_own_pages_are_accessible(phone, server):
+    """axe-core (serious or critical fails) on what the page walk does not reach: the seats dialog
+    (its list, a seat's QR), a seated player's page in the Grand Jeu played through with an answer
+    to give, Il Morto's full-screen warning. The contexts bypass the CSP for the injected script."""
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "gjdlv", "players": ["Alice", "Basile"], "options": {"mode": "tracker"}},
+    )
+    api(
+        server,
+        f"/api/tables/{table['code']}/events",
+        {"id": "d", "type": "deal", "mouchoir": []},
+        table["secret"],
+    )
+    referee = referee_page(phone, table, bypass_csp=True)
+    found = {}
+    referee.locator("#more").tap()
+    referee.locator("#seats-open").tap()
+    expect(referee.locator("#seat-list")).to_be_visible()
+    found["seats list"] = check_axe(referee)
+    url = give_seat(referee, "p1")
+    found["seat QR"] = check_axe(referee)
+    alice = player_phone(phone, url, bypass_csp=True)
+    alice.locator("[data-grid=ovulate] [data-card='7H']").tap()
+    expect(alice.locator("[data-grid=fecundate]")).to_be_visible()
+    found["player, played through"] = check_axe(alice)
+    morto = api(
+        server,
+        "/api/tables",
+        {"game": "morto", "players": ["Ada", "Bruno", "Chiara"], "options": {"lives": 1}},
+    )
+    secret = api(server, f"/api/tables/{morto['code']}/players/p2/secret", {}, morto["secret"])["secret"]
+    api(
+        server,
+        f"/api/tables/{morto['code']}/events",
+        {"id": "t", "type": "touched_early", "player": "p2"},
+        morto["secret"],
+    )
+    bruno = player_phone(phone, f"{server}/t/{morto['code']}/p/p2#s={secret}", bypass_csp=True)
+    expect(bruno.locator("#moment-dead")).to_be_visible()
+    found["player, dead"] = check_axe(bruno)
+    assert not {name: lines for name, lines in found.items() if lines}, found
