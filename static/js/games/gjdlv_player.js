@@ -5,12 +5,12 @@
 // is recorded by the referee alone: there the page is my own view of the table.
 import { byId, fill, h } from "../ui.js";
 import { t } from "../i18n.js";
-import { icon, noteCard, roundsCard, sheet, sheetsCard, standingsCard, view, winnerBanner } from "./gjdlv.js";
-import { queenCards } from "./gjdlv_referee.js";
-import { answerBar, playCard, removalCard, syncDraft } from "./gjdlv_play_referee.js";
-import { pilesCard, pinUnderBar, seatPart, turnBar } from "./gjdlv_play.js";
+import { icon, loaded, sheet, view } from "./gjdlv.js";
 
+// A score sheet's player page never downloads what only a round played through draws.
+const TRACKER = () => import("./gjdlv_player_play.js");
 let drawn = null;
+let drawing = null; // the state last asked to draw, for the tracker module once it has loaded
 
 function myFacts(state, p) {
   const fact = (key, value, attr) => h("div", {}, h("dt", {}, t(key)), h("dd", { [attr]: value }, value));
@@ -33,36 +33,25 @@ function turnLine(state, actions, players, me) {
 }
 
 export function seat(root, state, ctx, { force = false } = {}) {
+  drawing = state;
   const actions = ctx.mine(state);
   const key = JSON.stringify([state, actions, ctx.player]);
   if (!force && key === drawn && root.firstChild) return;
-  drawn = key;
   const players = byId(state);
   const p = players[ctx.player];
   const mine = h("section", { class: "card my-seat player-page", "data-player": p.id },
     h("h1", { class: "player-name" }, p.name),
     myFacts(state, p),
     turnLine(state, actions, players, p.id));
-  if (!state.play) {
-    const table = h("div");
-    view(table, state, ctx);
-    fill(root, mine, h("section", { class: "card gj-round gj-mine" }, sheet(state, p)), [...table.childNodes]);
+  if (state.play) {
+    const tracker = loaded(TRACKER, () => { if (drawing === state) seat(root, state, ctx, { force: true }); });
+    if (!tracker) return; // drawn once it has loaded
+    drawn = key;
+    tracker.trackerSeat(root, state, ctx, { actions, players, mine });
     return;
   }
-  const own = { ...state, actions };
-  syncDraft(own);
-  pinUnderBar();
-  fill(root,
-    winnerBanner(state),
-    turnBar(state, players),
-    mine,
-    queenCards(own, players, ctx),
-    removalCard(own, players, ctx),
-    playCard(own, players, ctx),
-    answerBar(own, players, ctx),
-    noteCard(state),
-    pilesCard(state),
-    sheetsCard(state, true, seatPart(state)),
-    standingsCard(state),
-    roundsCard(state));
+  drawn = key;
+  const table = h("div");
+  view(table, state, ctx);
+  fill(root, mine, h("section", { class: "card gj-round gj-mine" }, sheet(state, p)), [...table.childNodes]);
 }
