@@ -154,7 +154,14 @@ def create_table():
 @bp.get("/tables/<code>")
 def get_table(code: str):
     table = table_or_404(code)
-    return jsonify({**described(table), "rematch": table.rematch, "seats": store.seats(table.id)})
+    return jsonify(
+        {
+            **described(table),
+            "rematch": table.rematch,
+            "seats": store.seats(table.id),
+            "player_moves": core.player_moves(table.game, table.options),
+        }
+    )
 
 
 @bp.post("/tables/<code>/rematch")

@@ -113,6 +113,7 @@ EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
             },
             ("gms",),
         ),
+        "contest_answer": ({"player": PLAYER, "gm": nullable(ref("Card"))}, ("player",)),
         "abort": ({"player": PLAYER, "gm": ref("Card")}, ("player", "gm")),
         "cancel": ({"player": PLAYER, "card": ref("Card")}, ("player", "card")),
         "remove_embryo": ({"player": PLAYER, "from": PLAYER}, ("player", "from")),
@@ -416,6 +417,12 @@ def state_schemas() -> dict:
             "open": array({"type": "object"}),
             "last_lap": nullable(PLAYER),
             "removal": nullable(obj({"player": PLAYER}, ["player"])),
+            "contest": {
+                "type": "object",
+                "additionalProperties": nullable(ref("Card")),
+                "description": "Phase 3's contest: each holder who answered for themselves "
+                "(`contest_answer`) -> their GM, or null (they hold on).",
+            },
             "deal": obj({"per_player": integer(1), "mouchoir": integer(0)}, ["per_player", "mouchoir"]),
             "unseen": obj({"gf": cards, "gm": cards}, ["gf", "gm"]),
             "hidden": integer(0),
@@ -433,6 +440,7 @@ def state_schemas() -> dict:
             "open",
             "last_lap",
             "removal",
+            "contest",
             "deal",
             "unseen",
             "hidden",
@@ -677,8 +685,26 @@ def schemas() -> dict:
                     "description": "The players who hold a secret of their own (`{player id: true}`), "
                     "never the secrets.",
                 },
+                "player_moves": {
+                    "type": "object",
+                    "additionalProperties": STRING,
+                    "description": "The events a player records themselves at this table, each with "
+                    "the field naming the acting player (`{event type: field}`; `{}`: the referee "
+                    "records everything).",
+                },
             },
-            ["code", "display_code", "game", "version", "state", "rematch", "did", "undoable", "seats"],
+            [
+                "code",
+                "display_code",
+                "game",
+                "version",
+                "state",
+                "rematch",
+                "did",
+                "undoable",
+                "seats",
+                "player_moves",
+            ],
         ),
         "NewTableAnswer": obj(
             {

@@ -952,6 +952,14 @@ MESSAGES.update(
             "Personne n'éjacule sur {gf} : menstruation",
             "Nobody ejaculates on {gf}: menstruation",
         ),
+        "gjdlv.story.contest_join": (
+            "{name} éjacule {gm} sur {gf}",
+            "{name} ejaculates {gm} on {gf}",
+        ),
+        "gjdlv.story.contest_decline": (
+            "{name} n'éjacule pas sur {gf} et se retient encore",
+            "{name} does not ejaculate on {gf} and keeps holding back",
+        ),
         "gjdlv.story.abort": (
             "{name} avorte l'embryon {gf} × {gm} de {owner} avec {card}",
             "{name} aborts {owner}'s embryo {gf} × {gm} with {card}",
@@ -1005,9 +1013,11 @@ def describe(state: dict, event: dict) -> tuple[str, dict]:
     if kind == "deal":
         return _describe_deal(state, event)
     if kind == "ejaculate":
-        return _describe_contest(state, event)
+        return _contest_words(state, gjdlv_play.contest_gms(state, event))
     player = find_player(state, event)
     who = {"player": player["id"], "name": player["name"]}
+    if kind == "contest_answer":
+        return _describe_answer(state, player, event, who)
     if kind == "newborn":
         return "gjdlv.story.newborn", {
             **who,
@@ -1104,12 +1114,21 @@ def _phase_0_in_place(state: dict) -> tuple[str, dict] | None:
     return ("gjdlv.story.birth_late_ovulate" if late else "gjdlv.story.birth_ovulate"), born
 
 
-def _describe_contest(state: dict, event: dict) -> tuple[str, dict]:
+def _describe_answer(state: dict, player: dict, event: dict, who: dict) -> tuple[str, dict]:
+    """A holder's own answer to the contest: its words, or the contest's when it is the last."""
+    play = state["play"]
+    gm = read_gm(state["rules"], event, "gm") if event.get("gm") is not None else None
+    answers = {**(play.get("contest") or {}), player["id"]: gm}
+    if all(p["id"] in answers for p in gjdlv_play.holders(state)):
+        return _contest_words(state, {pid: card for pid, card in answers.items() if card is not None})
+    if gm is None:
+        return "gjdlv.story.contest_decline", {**who, "gf": face(play["gf"])}
+    return "gjdlv.story.contest_join", {**who, "gf": face(play["gf"]), "gm": face(gm)}
+
+
+def _contest_words(state: dict, gms: dict[str, str]) -> tuple[str, dict]:
+    """The contest on the GF left, settled between ``gms`` (player id -> GM), in words."""
     gf = state["play"]["gf"]
-    gms = {
-        find_player(state, {"gms": key}, "gms")["id"]: read_black(state["rules"], value, "gms")
-        for key, value in event["gms"].items()
-    }
     if not gms:
         return "gjdlv.story.ejaculate_none", {"gf": face(gf)}
     _, winner, _, _ = contest(gf, gms)

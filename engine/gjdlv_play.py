@@ -22,7 +22,8 @@ State, under the sheet's (``state["play"]``, plain JSON)::
      "late": [gm] (the GM of the embryos begun during the last lap by anyone but the announcer:
               one whose owner's phase 0 still comes, won by an ejaculation, is not born then but
               leaves the uterus, GM to the Mouchoir and GF to the Diva Cup),
-     "seats": [{"hand": int, "held": bool, "uterus": None | {"gf", "gm"}, "formol": [card]}]}
+     "seats": [{"hand": int, "held": bool, "uterus": None | {"gf", "gm"}, "formol": [card]}],
+     "contest": absent | None | {player id: card | None} (phase 3's answers so far, each holder's own)}
 
 An act of ``open`` is ``{"act": "fecundation", "player", "gf", "gm"}`` (the embryo is in that
 player's uterus), ``{"act": "surrogacy", "player", "from", "gf", "gm", "replaced"}`` or
@@ -35,6 +36,14 @@ Decisions where the text is silent (RULES.md decides the rest):
 - The active player does not ejaculate on their own GF (the contest is for "les joueurs qui se sont
   retenus" when a concurrent leaves the GF).
 - A player with no GM left passes at phase 2 (only then).
+- Phase 3's contest, each holder on their own phone: every holder answers for themselves with
+  ``contest_answer {player, gm}`` (``gm`` the GM they ejaculate, which leaves their urethra face
+  up, or left out: they keep holding back), in any order; the answer of the last holder settles
+  the contest. The referee may close it
+  at any moment with ``ejaculate {gms}``, naming the GMs of holders who have not answered (``{}``:
+  nobody else ejaculates): the contest is settled with every answer recorded and those. Answers do
+  not close the chain of acts (an abortion of the surrogacy just made may still come); settling
+  does, as every step does. A card answered is on the table from then on (``seen`` as ``contest``).
 
 The Ovulation pile never runs out: it holds as many GF as the deck has GM (20, or 26 with the faces),
 every turn of a player holding a GM plays one, and the first player to play their last GM starts the
@@ -161,6 +170,17 @@ MESSAGES = {
         "{name} still has {hand} GM: one passes only with no card left; fecundate, surrogate or hold back.",
     ),
     # Phase 3.
+    "gjdlv.play.seen.contest": (
+        "{card} est déjà engagé dans le concours d'éjaculations ({name}) : chaque carte n'existe "
+        "qu'une fois.",
+        "{card} is already in the held-back ejaculation contest ({name}): each card exists once.",
+    ),
+    "gjdlv.play.contest_answered": (
+        "{name} a déjà répondu au concours d'éjaculations sur {gf} : une réponse par joueur·euse, "
+        "la première enregistrée compte.",
+        "{name} already answered the held-back ejaculation contest on {gf}: one answer per player, "
+        "the first recorded counts.",
+    ),
     "gjdlv.play.not_held": (
         "{name} ne s'est pas retenu·e : sans GM dans l'urètre, pas d'éjaculation.",
         "{name} did not hold back: with no GM in the urethra, no ejaculation.",
@@ -287,6 +307,9 @@ def places(state: dict) -> list[tuple[str, str | None, str]]:
         found.append(("revealed", None, play["gf"]))
     for player, seat in zip(state["players"], play["seats"], strict=True):
         name = player["name"]
+        answered = (play.get("contest") or {}).get(player["id"])
+        if answered:
+            found.append(("contest", name, answered))
         if seat["uterus"]:
             found += [("uterus", name, seat["uterus"]["gf"]), ("uterus", name, seat["uterus"]["gm"])]
         found += [("nursery", name, card) for born in player["newborns"] for card in (born["gf"], born["gm"])]
@@ -305,6 +328,8 @@ def _seen(state: dict, card: str) -> bool:
     """Whether ``card`` is among `places` (the same piles, asked without listing them)."""
     play = state["play"]
     if card in play["mouchoir"] or card in play["diva_cup"] or (play["gf"] and play["gf"] == card):
+        return True
+    if card in (play.get("contest") or {}).values():
         return True
     for player, seat in zip(state["players"], play["seats"], strict=True):
         uterus = seat["uterus"]
@@ -452,9 +477,32 @@ def check_ejaculator(state: dict, player: dict) -> None:
 
 
 def check_ejaculation(state: dict, player: dict, gm: str) -> None:
+    check_unanswered(state, player)
     check_ejaculator(state, player)
     check_unseen(state, gm)
     check_fecundation(state["play"]["gf"], gm)
+
+
+def check_unanswered(state: dict, player: dict) -> None:
+    """A holder answers the contest once: the first answer recorded counts (two phones racing)."""
+    if player["id"] in (state["play"].get("contest") or {}):
+        raise IllegalEvent("gjdlv.play.contest_answered", name=player["name"], gf=state["play"]["gf"])
+
+
+def check_contest_answer(state: dict, player: dict, gm: str | None) -> None:
+    """RULES §2 *Éjaculation retenue*, one holder's own answer: a GM to ejaculate, or none."""
+    if gm is None:
+        check_unanswered(state, player)
+        check_ejaculator(state, player)
+    else:
+        check_ejaculation(state, player, gm)
+
+
+def holders(state: dict) -> list[dict]:
+    """The players who may still ejaculate on the GF left now (phase 3): every one holding a GM back
+    but the active player (one who answered with their GM holds it no longer; one who answered
+    none still does)."""
+    return [p for p in state["players"] if allowed(check_ejaculator, state, p)]
 
 
 def _answerable(state: dict, player: dict) -> dict:
@@ -758,12 +806,15 @@ def pass_turn(state: dict, event: dict) -> None:
     _after_action(state)
 
 
-def ejaculate(state: dict, event: dict) -> None:
+def contest_gms(state: dict, event: dict) -> dict[str, str]:
+    """The GMs a referee's ``ejaculate`` settles the contest with: every holder's own answer recorded
+    (`contest_answer`) and the ones ``gms`` names for the holders who have not answered."""
     check_phase(state, "ejaculation")
     raw = event.get("gms")
     if not isinstance(raw, dict) or len(raw) > len(state["players"]):
         raise InvalidEvent("gjdlv.bad_gms")
-    gms: dict[str, str] = {}
+    answered = state["play"].get("contest") or {}
+    gms = {pid: gm for pid, gm in answered.items() if gm is not None}
     for key, value in raw.items():
         player = find_player(state, {"gms": key}, "gms")
         gm = read_black(state["rules"], value, f"gms.{short(key)}")
@@ -771,8 +822,32 @@ def ejaculate(state: dict, event: dict) -> None:
         if gm in gms.values():
             raise InvalidEvent("gjdlv.duplicate_card", card=gm)
         gms[player["id"]] = gm
+    return gms
+
+
+def ejaculate(state: dict, event: dict) -> None:
+    _settle(state, contest_gms(state, event))
+
+
+def contest_answer(state: dict, event: dict) -> None:
+    """One holder's own answer to the contest; the last holder's settles it."""
+    player = find_player(state, event)
+    gm = read_gm(state["rules"], event, "gm") if event.get("gm") is not None else None
+    check_contest_answer(state, player, gm)
+    play = state["play"]
+    answers = play["contest"] = {**(play.get("contest") or {}), player["id"]: gm}
+    if gm is not None:  # out of the urethra, face up in the contest
+        _seat(state, player)["held"] = False
+    if all(p["id"] in answers for p in holders(state)):
+        _settle(state, {pid: card for pid, card in answers.items() if card is not None})
+
+
+def _settle(state: dict, gms: dict[str, str]) -> None:
+    """The contest on the GF left, between ``gms`` (player id -> GM): its winner fecundates, the
+    other GMs go to the Mouchoir; with no winner, menstruation."""
     _step(state)
     play = state["play"]
+    play["contest"] = None
     gf = play["gf"]
     _, winner, _, _ = contest(gf, gms)
     for pid, gm in gms.items():
@@ -870,6 +945,7 @@ EVENTS = {
     "hold": hold,
     "pass": pass_turn,
     "ejaculate": ejaculate,
+    "contest_answer": contest_answer,
     "abort": abort,
     "cancel": cancel,
     "remove_embryo": remove_embryo,
@@ -877,7 +953,8 @@ EVENTS = {
 # The plays a player records themselves from their own phone, each with the field naming the player
 # who acts (RULES.md §0): the active player's turn (phase 0's birth, the ovulation, fecundating,
 # surrogating, holding back, passing), the answering player's abortion or bonus, the Jack
-# newborn's owner's removal. The deal and the contest's close are the referee's (no player acts).
+# newborn's owner's removal, each holder's own answer to phase 3's contest. The deal and the
+# contest's close (``ejaculate``) are the referee's: no one player acts in them.
 PLAYER_MOVES = {
     "birth": "player",
     "ovulate": "player",
@@ -888,6 +965,7 @@ PLAYER_MOVES = {
     "abort": "player",
     "cancel": "player",
     "remove_embryo": "player",
+    "contest_answer": "player",
 }
 FIELDS = {
     "deal": ("mouchoir",),
@@ -898,6 +976,7 @@ FIELDS = {
     "hold": ("player",),
     "pass": ("player",),
     "ejaculate": ("gms",),
+    "contest_answer": ("player", "gm"),
     "abort": ("player", "gm"),
     "cancel": ("player", "card"),
     "remove_embryo": ("player", "from"),
@@ -951,10 +1030,14 @@ def choices(state: dict) -> list[dict]:
         if allowed(check_pass, state, active):
             offer({"type": "pass", "player": active["id"]}, None, None)
     elif phase == "ejaculation":
-        holders = [p for p in players if allowed(check_ejaculator, state, p)]
+        answered = play.get("contest") or {}
+        waiting = [p for p in holders(state) if p["id"] not in answered]
         cards = cards_for(check_fecundation, play["gf"])  # the same for every holder: the GF's
-        may = {p["id"]: list(cards) for p in holders}
+        may = {p["id"]: list(cards) for p in waiting}
         listed.append({"action": {"type": "ejaculate"}, "field": "gms", "cards": may})
+        for holder in waiting:  # each holder's own answer: a GM of these, or none (``gm`` left out)
+            action = {"type": "contest_answer", "player": holder["id"]}
+            listed.append({"action": action, "field": "gm", "cards": list(cards)})
     else:
         offer({"type": "close_round"}, None, None)
     for player in players:
@@ -1012,6 +1095,8 @@ def view(state: dict) -> dict:
         "open": [dict(act) for act in play["open"]],
         "last_lap": play["last_lap"],
         "removal": dict(play["removal"]) if _removal_open(state) else None,
+        # The holders' own answers to the contest so far: each one's GM, or None (holds on).
+        "contest": dict(play.get("contest") or {}),
         "deal": {"per_player": per, "mouchoir": left},
         "unseen": free,
         "hidden": sum(seat["hand"] + seat["held"] for seat in play["seats"]),

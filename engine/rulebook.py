@@ -67,6 +67,7 @@ RULES: dict[str, tuple[str, str]] = {
     "gjdlv.play.no_embryo": ("gjdlv", "surrogacy"),
     "gjdlv.play.not_held": ("gjdlv", "ejaculation"),
     "gjdlv.play.own_gf": ("gjdlv", "ejaculation"),
+    "gjdlv.play.contest_answered": ("gjdlv", "ejaculation"),
     "gjdlv.play.nothing_to_answer": ("gjdlv", "abortion"),
     "gjdlv.play.nothing_to_abort": ("gjdlv", "abortion"),
     "gjdlv.play.answer_own": ("gjdlv", "abortion"),

@@ -50,6 +50,7 @@ SHAPES = {
         "hold": ("player",),
         "pass": ("player",),
         "ejaculate": (),
+        "contest_answer": ("player",),
         "abort": ("player",),
         "cancel": ("player",),
         "remove_embryo": ("player", "from"),
@@ -124,6 +125,7 @@ def _unseen(view: dict) -> tuple[list[str], list[str]]:
     for place in play["seats"]:
         seen |= set(place["formol"]) | (set(place["uterus"].values()) if place["uterus"] else set())
     seen |= {card for p in view["players"] for born in p["newborns"] for card in (born["gf"], born["gm"])}
+    seen |= set(play.get("contest", {}).values())  # the holders' own answers to the contest
     deck = view["deck"]
     return [c for c in deck["gf"] if c not in seen], [c for c in deck["gm"] if c not in seen]
 
@@ -169,11 +171,19 @@ def tracker_fields(choose, view: dict, event: dict) -> dict:
         cards = [gm for gm in gms if valid[kind](gm)]
         return {field[kind]: choose(cards or ["AS"])}
     if kind == "ejaculate":
-        holders = [pid for pid, place in seats.items() if place["held"] and pid != play["active"]]
+        answered = play.get("contest", {})
+        holders = [
+            pid
+            for pid, place in seats.items()
+            if place["held"] and pid != play["active"] and pid not in answered
+        ]
         cards = [gm for gm in gms if play["gf"] and _fecundates(play["gf"], gm)]
         if holders and cards and choose([False, True]):
             return {"gms": {choose(holders): choose(cards)}}
         return {"gms": {}}
+    if kind == "contest_answer":  # a GM, or none (the holder holds on)
+        cards = [gm for gm in gms if play["gf"] and _fecundates(play["gf"], gm)]
+        return {"gm": choose(cards)} if cards and choose([False, True]) else {}
     return {}
 
 

@@ -846,7 +846,7 @@ def test_every_code_in_the_module_is_worded():
     # Codes built from a family (the phase the table expects, where a card already is): every member.
     families = {
         "gjdlv.play.expect.": gjdlv_play.PHASES,
-        "gjdlv.play.seen.": ("mouchoir", "diva_cup", "revealed", "uterus", "nursery", "formol"),
+        "gjdlv.play.seen.": ("mouchoir", "diva_cup", "revealed", "uterus", "nursery", "formol", "contest"),
     }
     assert set(re.findall(r"f\"(gjdlv\.[a-z_.]+\.)\{", code)) == set(families)
     used |= {prefix + member for prefix, members in families.items() for member in members}

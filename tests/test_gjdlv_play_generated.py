@@ -7,8 +7,8 @@ Kings and Queens, the Queen's take, the Jack's removal), for 2 to 6 players and 
 After every event:
 
 - every card of the deck is in exactly one place: the seen cards (Mouchoir, Diva Cup, the revealed
-  GF, uteri, nurseries, formols) have no duplicates, the seen GF plus the Ovulation pile make the GF
-  deck, the seen GM plus the hands and the urethras make the GM deck;
+  GF, uteri, nurseries, formols, the contest's answers) have no duplicates, the seen GF plus the
+  Ovulation pile make the GF deck, the seen GM plus the hands and the urethras make the GM deck;
 - the round is never stuck: there is always an action until the round is closed;
 - undo (a replay of the events but the last) gives back exactly the state before it.
 
@@ -58,6 +58,7 @@ def seen_cards(view: dict) -> list[str]:
         if seat["uterus"]:
             cards += [seat["uterus"]["gf"], seat["uterus"]["gm"]]
         cards += seat["formol"]
+    cards += [card for card in play.get("contest", {}).values() if card]  # answered, not yet settled
     for player in view["players"]:
         for born in player["newborns"]:
             cards += [born["gf"], born["gm"]]
@@ -141,6 +142,9 @@ def pick_event(rng: random.Random, view: dict) -> dict:
             free = [c for c in offered if c not in event["gms"].values()]
             if free and rng.random() < 0.6:
                 event["gms"][pid] = rng.choice(free)
+    elif action["type"] == "contest_answer":  # a holder's own answer: a GM, or none (holds on)
+        if cards and rng.random() < 0.6:
+            event["gm"] = rng.choice(cards)
     elif field is not None:
         event[field] = rng.choice(cards)
     return event
@@ -218,7 +222,7 @@ class Round:
         elif kind == "steal_newborn":
             self.sheet.append(dict(event))
         announcer = after["play"]["last_lap"]
-        if announcer and kind in ("fecundate", "surrogate", "ejaculate"):
+        if announcer and kind in ("fecundate", "surrogate", "ejaculate", "contest_answer"):
             before = {(s["uterus"]["gf"], s["uterus"]["gm"]) for s in play["seats"] if s["uterus"]}
             for player, seat in zip(after["players"], after["play"]["seats"], strict=True):
                 embryo = seat["uterus"] and (seat["uterus"]["gf"], seat["uterus"]["gm"])

@@ -27,7 +27,7 @@ RAISERS = {"InvalidEvent", "IllegalEvent"}
 # where a card already is.
 FAMILIES = {
     "gjdlv.play.expect.": tuple(gjdlv_play.PHASES),
-    "gjdlv.play.seen.": ("mouchoir", "diva_cup", "revealed", "uterus", "nursery", "formol"),
+    "gjdlv.play.seen.": ("mouchoir", "diva_cup", "revealed", "uterus", "nursery", "formol", "contest"),
 }
 
 

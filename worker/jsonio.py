@@ -287,6 +287,16 @@ def check(request: dict) -> dict:
     return {"answer": worded(answer)}
 
 
+def player_moves(request: dict) -> dict:
+    """The events a player records themselves at a table of this game and options, each with the
+    field naming the acting player (`engine.core.player_moves`): a player's phone keeps, of
+    ``state.actions``, those whose declared field is its own player, as the server's guard does."""
+    try:
+        return {"moves": core.player_moves(request.get("game"), request.get("options"))}
+    except RuleError as error:
+        return {"error": _error(error)}
+
+
 def warm(_request: dict) -> dict:
     """Imports every game and its messages up front, so the first tap pays no import."""
     from engine.messages import catalogue
@@ -313,6 +323,7 @@ OPS = {
     "project": project,
     "said": said,
     "check": check,
+    "player_moves": player_moves,
     "qr": qr,
     "snapshot_qr": snapshot_qr,
     "warm": warm,
