@@ -401,3 +401,53 @@ def test_the_seats_dialog_and_a_players_own_pages_are_accessible(phone, server):
     expect(bruno.locator("#moment-dead")).to_be_visible()
     found["player, dead"] = check_axe(bruno)
     assert not {name: lines for name, lines in found.items() if lines}, found
+
+
+def test_gjdlv_each_holder_answers_the_contest_from_their_own_phone(phone, server, screenshot):
+    """Phase 3 with two players holding a GM back: each answers on their own phone (Alice ejaculates
+    her 4♠ on Camille's 3♥, Basile declines); the referee's page shows the answers as they come, and
+    the last one settles the contest."""
+    table = api(
+        server,
+        "/api/tables",
+        {"game": "gjdlv", "players": ["Alice", "Basile", "Camille"], "options": {"mode": "tracker"}},
+    )
+    code, secret = table["code"], table["secret"]
+    for n, event in enumerate(
+        [
+            {"type": "deal", "mouchoir": ["10S", "10C"]},
+            {"type": "ovulate", "player": "p1", "gf": "7H"},
+            {"type": "hold", "player": "p1"},
+            {"type": "ovulate", "player": "p2", "gf": "5H"},
+            {"type": "hold", "player": "p2"},
+            {"type": "contest_answer", "player": "p1"},  # Alice keeps hers back for later
+            {"type": "ovulate", "player": "p3", "gf": "3H"},
+            {"type": "hold", "player": "p3"},
+        ]
+    ):
+        api(server, f"/api/tables/{code}/events", {"id": f"s{n}", **event}, secret)
+    seats = {
+        pid: api(server, f"/api/tables/{code}/players/{pid}/secret", {}, secret)["secret"]
+        for pid in ("p1", "p2")
+    }
+    referee = referee_page(phone, table)
+    alice = player_phone(phone, f"{server}/t/{code}/p/p1#s={seats['p1']}")
+    basile = player_phone(phone, f"{server}/t/{code}/p/p2#s={seats['p2']}")
+    for page in (alice, basile):
+        expect(page.locator("#my-turn strong")).to_have_text(words("ui.player.answer_now"))
+        expect(page.locator("#contest [data-grid=contest_answer] [data-card='4S']")).to_be_visible()
+    screenshot(alice, "player-gjdlv-contest-fr")
+    alice.locator("#contest [data-card='4S']").tap()
+    expect(alice.locator("#contest")).to_have_attribute("data-answered", "4S")
+    expect(referee.locator("#ejaculation [data-answered=p1]")).to_contain_text("Alice")
+    expect(referee.locator("#ejaculation [data-holder=p2]")).to_be_visible()  # still awaited
+    screenshot(referee, "referee-gjdlv-contest-answered-fr")
+    basile.locator("#contest [data-action=contest-decline]").tap()
+    for page in (alice, basile):
+        expect(page.locator("#contest")).to_have_count(0)
+    entries = history(server, code)
+    assert [(e["event"]["type"], e["by"]) for e in entries[-2:]] == [
+        ("contest_answer", "p1"),
+        ("contest_answer", "p2"),
+    ]
+    assert entries[-2]["event"]["gm"] == "4S"

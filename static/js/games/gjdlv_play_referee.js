@@ -195,11 +195,17 @@ function ejaculationCard(state, players, ctx, action, choice) {
   const gms = Object.fromEntries(holders.filter((pid) => draft.ejac[pid]).map((pid) => [pid, draft.ejac[pid]]));
   const who = Object.keys(gms).map((pid) => isolate(players[pid].name)).join(", ");
   const gaps = gapsWith(state, ctx, state.play.gf);
+  // The holders who answered from their own phones: their GM (or none) counts as given.
+  const answered = Object.entries(state.play.contest || {});
+  const all = { ...Object.fromEntries(answered.filter(([, gm]) => gm)), ...gms };
   // Who wins, as the engine's contest check answers for the GMs chosen: before it is confirmed.
-  const verdict = who ? contestAnswer(ctx, state, { gf: state.play.gf, gms }) : null;
+  const verdict = Object.keys(all).length ? contestAnswer(ctx, state, { gf: state.play.gf, gms: all }) : null;
   return h("section", { class: "card gj-play gj-ejac", id: "ejaculation" },
     h("h2", {}, h("span", {}, t("ui.gjdlv.contest")), " ", state.play.gf ? face(state.play.gf) : null),
     h("p", { class: "hint" }, t("ui.gjdlv.contest_hint")),
+    answered.map(([pid, gm]) => h("p", { class: "gj-answered", "data-answered": pid, style: `--pc:${colorOf(state, pid)}` },
+      gm ? [h("strong", { class: "player-name" }, players[pid].name), " ", face(gm)]
+        : h("span", {}, t("ui.gjdlv.qa.no_ejaculation", { name: players[pid].name })))),
     holders.map((pid) => h("div", { class: "gj-holder", "data-holder": pid, style: `--pc:${colorOf(state, pid)}` },
       h("div", { class: "gj-holder-head" },
         h("span", { class: "gj-dot", "aria-hidden": "true" }),

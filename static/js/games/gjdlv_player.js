@@ -24,7 +24,7 @@ function myFacts(state, p) {
 // Whose turn it is, and whether this player may act now (their turn, or an answer of theirs).
 function turnLine(state, actions, players, me) {
   if (!state.play || state.over || state.play.phase === "ended") return null;
-  const answering = actions.some((action) => action.type === "abort" || action.type === "cancel");
+  const answering = actions.some((action) => ["abort", "cancel", "contest_answer"].includes(action.type));
   const mineTurn = state.play.active === me && !answering;
   const words = answering ? t("ui.player.answer_now") : mineTurn ? t("ui.player.your_turn")
     : t("ui.player.turn_of", { name: players[state.play.active].name });
