@@ -451,3 +451,30 @@ def test_gjdlv_each_holder_answers_the_contest_from_their_own_phone(phone, serve
         ("contest_answer", "p2"),
     ]
     assert entries[-2]["event"]["gm"] == "4S"
+
+
+def test_in_english_a_players_own_page_speaks_english(phone, server, screenshot):
+    table = existentiel(server)
+    code, secret = table["code"], table["secret"]
+    ana = api(server, f"/api/tables/{code}/players/p1/secret", {}, secret)["secret"]
+    page = player_phone(phone, f"{server}/t/{code}/p/p1#s={ana}", locale="en-US")
+    expect(page.locator("#my-move h2")).to_have_text(words("ui.player.your_move", "en"))
+    page.locator("#my-move .die[data-die='2']").tap()
+    expect(page.locator("#happened .by-player")).to_have_text(words("ui.story.by_player", "en", name="Ana"))
+    screenshot(page, "player-existentiel-offer-en")
+    morto = api(
+        server,
+        "/api/tables",
+        {"game": "morto", "players": ["Ada", "Bruno", "Chiara"], "options": {"lives": 1}},
+    )
+    bruno = api(server, f"/api/tables/{morto['code']}/players/p2/secret", {}, morto["secret"])["secret"]
+    page = player_phone(phone, f"{server}/t/{morto['code']}/p/p2#s={bruno}", locale="en-US")
+    expect(page.locator(".my-role")).to_contain_text(words("ui.player.you_play_first", "en"))
+    api(
+        server,
+        f"/api/tables/{morto['code']}/events",
+        {"id": "t", "type": "touched_early", "player": "p2"},
+        morto["secret"],
+    )
+    expect(page.locator("#moment-dead h1")).to_have_text(words("ui.player.dead_title", "en"))
+    screenshot(page, "player-morto-dead-en")
