@@ -117,6 +117,7 @@ class Event(db.Model):
     checkpoint = db.Column(db.JSON(none_as_null=True))
     # The id of the player whose own secret recorded it (a player's phone); NULL: the referee.
     recorded_by = db.Column(db.String(64))
+    undone_by = db.Column(db.String(64))  # the same, for the undo that took it back
 
 
 class PlayerSecret(db.Model):

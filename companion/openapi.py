@@ -793,6 +793,7 @@ def schemas() -> dict:
                             "undone_at": nullable(ref("Moment")),
                             "said": ref("Said"),
                             "by": STRING,
+                            "undone_by": nullable(STRING),
                         },
                         [
                             "seq",
@@ -805,6 +806,7 @@ def schemas() -> dict:
                             "undone_at",
                             "said",
                             "by",
+                            "undone_by",
                         ],
                     )
                 ),

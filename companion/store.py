@@ -79,7 +79,7 @@ LATEST_ENTRIES = (
 )
 # The event an undo took back at a version; the current version's undo still keeps its answer, so
 # its row is found through the partial index of the answers kept (`UNDONE_KEPT`).
-UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at).where(
+UNDONE_AT = select(*ENTRY, EVENTS.c.undone_at, EVENTS.c.undone_by).where(
     EVENTS.c.table_id == bindparam("table_id"), EVENTS.c.undone_version == bindparam("version")
 )
 UNDONE_KEPT = UNDONE_AT.where(EVENTS.c.undo_result.is_not(None))
@@ -105,7 +105,7 @@ MARK_UNDONE = (
     .values(
         {
             name: bindparam(f"new_{name}")
-            for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result")
+            for name in ("undone", "undone_version", "undone_at", "undo_id", "undo_result", "undone_by")
         }
     )
 )
@@ -220,25 +220,40 @@ def right_secret_sent() -> bool:
     return kept is not None and kept[2] is not None
 
 
-def give_player_secret(table: warm.Identity, player: str) -> str:
-    """A new secret for ``player`` (a player of the table now, else 404 ``unknown_player``), which
-    replaces the one given before, if any: that one stops working at once. Only its hash is kept."""
+def _check_seat(table: warm.Identity, player: str) -> None:
+    """``player`` is the id of one of the table's players now, else 404 ``unknown_player`` (an id
+    from the URL is compared with the state's ids before any statement holds it)."""
     row = find_table(table.code)
     if player not in {p["id"] for p in row.state.get("players", ())}:
         raise Refused(404, "unknown_player", player=core.short(player), field="player")
-    secret = secrets.token_urlsafe(16)
-    db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
-    db.session.execute(
-        insert(SECRETS).values(
-            table_id=table.id, player=player, secret_hash=hash_secret(secret), created_at=now()
+
+
+def give_player_secret(table: warm.Identity, player: str) -> str:
+    """A new secret for ``player`` (a player of the table now), which replaces the one given before,
+    if any: that one stops working at once. Only its hash is kept. Two referee phones asking at
+    once: each transaction replaces the row, and the one that loses the unique index's race tries
+    again, so the secret answered last is the one that works."""
+    _check_seat(table, player)
+    for _ in range(WRITE_ATTEMPTS):
+        secret = secrets.token_urlsafe(16)
+        db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
+        db.session.execute(
+            insert(SECRETS).values(
+                table_id=table.id, player=player, secret_hash=hash_secret(secret), created_at=now()
+            )
         )
-    )
-    db.session.commit()
-    return secret
+        try:
+            db.session.commit()
+        except IntegrityError:
+            db.session.rollback()
+            continue
+        return secret
+    raise Refused(503, "busy")
 
 
 def take_back_player_secret(table: warm.Identity, player: str) -> None:
     """``player``'s secret stops working (nothing to do when they hold none)."""
+    _check_seat(table, player)
     db.session.execute(SECRETS.delete().where(SECRETS.c.table_id == table.id, SECRETS.c.player == player))
     db.session.commit()
 
@@ -442,7 +457,8 @@ def entry(row) -> dict:
 
 
 def _did(named: dict, at: datetime, undo: bool) -> dict:
-    """What a version did: ``named``, the event it recorded or, ``undo``, took back; ``at``, when."""
+    """What a version did: ``named``, the event it recorded or, ``undo``, took back; ``at``, when.
+    ``by`` in ``named`` is who made the version: who recorded the event, or who undid it."""
     return {**named, "at": at.isoformat(), "undo": undo}
 
 
@@ -459,7 +475,9 @@ def _did_at(table_id: int, version: int, latest, kept: bool) -> dict | None:
         undone = db.session.execute(UNDONE_KEPT, {"table_id": table_id, "version": version}).first()
     if undone is None:  # an older version, or a row written before answers were kept
         undone = db.session.execute(UNDONE_AT, {"table_id": table_id, "version": version}).first()
-    return None if undone is None else _did(entry(undone), undone.undone_at, undo=True)
+    if undone is None:
+        return None
+    return _did({**entry(undone), "by": undone.undone_by or BY_REFEREE}, undone.undone_at, undo=True)
 
 
 def _worded(game: str, state: dict, version: int, did: dict | None, undoable: dict | None) -> dict:
@@ -658,7 +676,13 @@ def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
         version, at = table.version + 1, now()
         taken, trail = _taken_back(connection, table)
         result = Answer(
-            _worded(table.game, state, version, _did(taken, at, undo=True), trail[-1] if trail else None)
+            _worded(
+                table.game,
+                state,
+                version,
+                _did({**taken, "by": by}, at, undo=True),
+                trail[-1] if trail else None,
+            )
         )
 
         def write(connection) -> Snapshot:
@@ -675,6 +699,7 @@ def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
                         "new_undone": True,
                         "new_undone_version": version,
                         "new_undone_at": at,
+                        "new_undone_by": None if by == BY_REFEREE else by,
                         "new_undo_id": undo_id,
                         "new_undo_result": result,
                     },

@@ -71,6 +71,7 @@ def history(table: Table, before: int | None = None, limit: int | None = None) -
             "undone_at": e.undone_at.isoformat() if e.undone_at else None,
             "said": words,
             "by": e.recorded_by or store.BY_REFEREE,
+            "undone_by": (e.undone_by or store.BY_REFEREE) if e.undone else None,
         }
         for e, words in zip(rows, said, strict=True)
     ]

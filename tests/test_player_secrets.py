@@ -119,7 +119,10 @@ def test_only_the_referee_gives_or_takes_back_secrets(existentiel):
     refused(give(existentiel, "p2", {}), 401, "secret_required")
     refused(give(existentiel, "p2", bearer("not-a-secret")), 403, "wrong_secret")
     assert existentiel.get()["seats"] == {"p1": True}
-    refused(give(existentiel, "p9"), 404, "unknown_player")
+    for strange in ("p9", "p1%00", "%E2%80%AEp1", "x" * 300):
+        refused(give(existentiel, strange), 404, "unknown_player")
+        refused(take_back(existentiel, strange), 404, "unknown_player")
+    assert existentiel.get()["seats"] == {"p1": True}
     refused(
         existentiel.client.post(f"/api/tables/{existentiel.code}/rematch", headers=ana), 403, "referee_only"
     )
@@ -279,6 +282,30 @@ def test_a_player_undoes_their_own_latest_move_only_while_it_is_the_latest(exist
     assert existentiel.undo(event="ana-accept", id="u-2", headers=ana).status_code == 200
     refused(existentiel.undo(headers=ana), 403, "not_your_move")  # the referee's roll is latest now
     assert existentiel.undo().status_code == 200  # the referee undoes anything
+    history = existentiel.history()["events"]
+    assert [(e["by"], e["undone_by"]) for e in history] == [
+        ("p1", "p1"),  # Ana's roll, taken back from her phone
+        ("referee", "referee"),
+        ("p1", "p1"),
+        ("p2", "p2"),
+    ]
+
+
+def test_an_undos_answer_says_who_undid_while_the_history_keeps_who_recorded(existentiel, app):
+    ana = seat(existentiel, "p1")
+    existentiel.post("roll", player="p1", die=2, id="ana-roll", headers=ana)
+    undone = existentiel.undo(id="referee-undo").get_json()
+    assert (undone["did"]["id"], undone["did"]["by"], undone["did"]["undo"]) == ("ana-roll", "referee", True)
+    assert existentiel.get()["did"] == undone["did"]  # the table's answer reads it from the log
+    entry = existentiel.history()["events"][0]
+    assert (entry["by"], entry["undone_by"]) == ("p1", "referee")
+    # Rebuilt from the log (the answer not kept): the same words.
+    with app.app_context():
+        table = store.find_table(existentiel.code)
+        assert store.answer_at(table, 2)["did"] == undone["did"]
+    existentiel.post("roll", player="p1", die=2, id="ana-roll-2", headers=ana)
+    by_ana = existentiel.undo(headers=ana).get_json()
+    assert (by_ana["did"]["by"], existentiel.get()["did"]["by"]) == ("p1", "p1")
 
 
 def test_a_retried_move_from_a_players_phone_is_applied_once(existentiel):

@@ -341,6 +341,26 @@ def test_gjdlv_a_round_played_through_in_words():
         "Éjaculations sur 6♥ (Ada 2♠ · Bruno 10♠ · Chiara 2♣) : personne ne l'emporte, menstruation",
     )
     found += contest + tied
+    # Each holder answering for themselves: the answers, then the last one settling the contest.
+    answered = tracker_said(
+        4,
+        "simples",
+        FOUR_HOLDING
+        + [
+            {"type": "contest_answer", "player": "p2", "gm": "9C"},
+            {"type": "contest_answer", "player": "p1"},
+            {"type": "contest_answer", "player": "p3", "gm": "4S"},
+        ],
+    )
+    assert answered[-3:] == [
+        ("gjdlv.story.contest_join", "Bruno éjacule 9♣ sur 6♥"),
+        ("gjdlv.story.contest_decline", "Ada n'éjacule pas sur 6♥ et se retient encore"),
+        (
+            "gjdlv.story.ejaculate_won",
+            "Éjaculations sur 6♥ (Bruno 9♣ · Chiara 4♠) : Chiara féconde avec 4♠",
+        ),
+    ]
+    found += answered
     # Surrogacy cancelled by a Queen; an abortion cancelled by a King; a Jack newborn's removal.
     surrogacy = tracker_said(
         3,
@@ -547,7 +567,8 @@ def test_the_history_says_each_event_in_words_undone_ones_too(make_table):
         {"code": "morto.story.touched_early", "params": {"player": "p2", "name": "Marc"}},
         {"code": "morto.story.touched_early", "params": {"player": "p3", "name": "Zoé"}},
     ]
-    # The fields the history had stay as they were; `by` says who recorded it (docs/API.md).
+    # The fields the history had stay as they were; `by` says who recorded it, `undone_by` who took
+    # it back (docs/API.md).
     assert set(events[0]) == {
         "seq",
         "id",
@@ -559,6 +580,7 @@ def test_the_history_says_each_event_in_words_undone_ones_too(make_table):
         "undone_at",
         "said",
         "by",
+        "undone_by",
     }
 
 

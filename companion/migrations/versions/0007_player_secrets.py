@@ -1,6 +1,7 @@
 """Players' own phones: a table's player secrets (``player_secrets``, each kept only as its hash,
-one per player at most) and who recorded each event (``events.recorded_by``: a player's id when
-that player's secret recorded it, NULL for the referee, as every event written before).
+one per player at most), who recorded each event and who undid it (``events.recorded_by``,
+``events.undone_by``: a player's id when that player's secret did it, NULL for the referee, as
+for every event written before).
 
 Revision ID: 0007
 Revises: 0006
@@ -29,9 +30,11 @@ def upgrade():
     )
     with op.batch_alter_table("events") as batch:
         batch.add_column(sa.Column("recorded_by", sa.String(64)))
+        batch.add_column(sa.Column("undone_by", sa.String(64)))
 
 
 def downgrade():
     with op.batch_alter_table("events") as batch:
+        batch.drop_column("undone_by")
         batch.drop_column("recorded_by")
     op.drop_table("player_secrets")
