@@ -17,16 +17,23 @@ part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<h
   ``<game>_<page>.json``, those of one of its pages: ``_referee``, ``_new`` for the new-table form;
   and the engine's ``<game>.…`` codes): a table of Il Morto never downloads the Grand Jeu de la Vie's;
 - ``<game>.referee``: what the game's referee page can show: the shell's words it shows
-  (``shell.json``, ``story.json``, ``referee.json``, ``ending.json``: a finished game's card),
+  (``shell.json``, ``story.json``, ``referee.json``, ``ending.json``: a finished game's card;
+  ``seats.json``: the seats dialog, shown by no other page),
   ``<game>.json``, ``<game>_referee.json``, and
   every code of the engine (refusals included), not the words of the app's other pages
   (``pages.json``, ``results.json``);
-- ``<game>.view``: what the game's table view and a player's page can show, the first page a
-  follower opens: ``shell.json``, ``story.json`` and ``ending.json`` (the bar, the live status,
-  the story panel, a finished game's card),
+- ``<game>.player``: what a player's own page can show, the referee's part's words (its moves are
+  drawn with the referee panel's pieces, and the engine's refusals may answer them) but the seats
+  dialog's, with ``player.json``'s (the player's own page's words, shown by no other page);
+- ``<game>.view``: what the game's table view can show, the first page a follower opens:
+  ``shell.json``, ``story.json`` and ``ending.json`` (the bar, the live status, the story panel, a
+  finished game's card),
   ``<game>.json``, and the engine's codes the game's states and stories may carry (`view_codes`):
   not the engine's refusals nor its checks' answers, which only a referee's taps and questions get;
 - ``all``: the shell's and every game's (the snapshot page, which may show any game).
+
+The words of ``PAGE_ONLY``'s files (the seats dialog's, a player's page's) are in the parts of the
+pages that show them only: never in the shell's, a game's whole part, nor ``all``.
 
 The rules' sentences (``rules.json``) are never sent: only the server-rendered rules pages use them.
 The whole catalogue (`catalogue`) stays the server's, and ``/i18n/<lang>.json`` (`companion.offline`).
@@ -49,9 +56,15 @@ FOLDER = Path(__file__).parent / "i18n"
 DEFAULT = "fr"
 COOKIE = "lang"
 SERVER_ONLY = ("rules",)  # interface files whose words only server-rendered pages show
-SHELL, ALL, VIEW, REFEREE = "shell", "all", "view", "referee"
-# A table's two pages of their own, and the shell's files whose words each shows (with its game's).
-PAGES = {VIEW: ("shell", "story", "ending"), REFEREE: ("shell", "story", "referee", "ending")}
+SHELL, ALL, VIEW, REFEREE, PLAYER = "shell", "all", "view", "referee", "player"
+# A table's pages of their own, and the shell's files whose words each shows (with its game's).
+PAGES = {
+    VIEW: ("shell", "story", "ending"),
+    REFEREE: ("shell", "story", "referee", "ending", "seats"),
+    PLAYER: ("shell", "story", "referee", "ending", "player"),
+}
+# The shell's files only the pages that name them show (not the shell's part, nor a game's).
+PAGE_ONLY = ("seats", "player")
 PARTS = (SHELL, *GAME_MODULES, *(f"{game}.{page}" for game in GAME_MODULES for page in PAGES), ALL)
 IMMUTABLE = "public, max-age=31536000, immutable"
 
@@ -101,14 +114,18 @@ def _owners(lang: str) -> dict[str, tuple[str | None, str]]:
 def _shown(name: str, key: str, owner: str | None, source: str) -> bool:
     """Whether a page of part ``name`` may show a sentence (see the module's docstring)."""
     if owner is None or name == ALL:
-        return owner is not None
+        return owner is not None and source not in PAGE_ONLY
     game, _, page = name.partition(".")
     if owner not in (SHELL, game):
+        return False
+    if source in PAGE_ONLY and (not page or source not in PAGES[page]):
         return False
     if page == VIEW and source == "engine":
         return owner == game and key in view_codes(game)
     if page:  # the shell's files it shows, the game's words for every page and for this one
-        return source in (*PAGES[page], game, f"{game}_{page}", *(("engine",) if page == REFEREE else ()))
+        # A player's page records their own moves with the pieces of the referee's panel.
+        own = (f"{game}_{page}", f"{game}_{REFEREE}") if page == PLAYER else (f"{game}_{page}",)
+        return source in (*PAGES[page], game, *own, *(("engine",) if page != VIEW else ()))
     return True
 
 

@@ -8,6 +8,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, url_
 
 from companion import store
 from companion.i18n import t
+from engine import core as engine_core
 from engine.core import GAME_MODULES, seats
 
 bp = Blueprint("pages", __name__)
@@ -114,10 +115,17 @@ def join(code: str):
     return redirect(url_for("pages.table_view", code=table.code))
 
 
+def own_moves(table) -> dict[str, str]:
+    """The moves a player records from their own phone at ``table``, as its game's engine module
+    declares them: per event type, the field naming the acting player."""
+    return engine_core.player_moves(table.game, table.options)
+
+
 @bp.get("/t/<code>/p/<player>")
 def player_page(code: str, player: str):
-    """One player's own page, opened from the table view (games whose view module exports `player`)."""
+    """One player's own page: opened from the table view, it shows that player's view; opened from
+    the seat's QR (the player's secret in the fragment), it also records the player's own moves."""
     table = _table(code)
     if not any(p["id"] == player for p in table.state.get("players", [])):
         abort(404)
-    return _table_page("player.html", "pages.player_page", code, player=player)
+    return _table_page("player.html", "pages.player_page", code, player=player, own=own_moves(table))

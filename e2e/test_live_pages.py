@@ -128,8 +128,9 @@ def counted(page: Page) -> list[str]:
 
 
 def test_a_tap_costs_every_page_no_request_but_the_stream_and_the_referees_own(phone, server, screenshot):
-    """The table view, a player's own page and the referee page, over several taps and an undo: the
-    stream brings everything (the state, the line, the story panel's entries)."""
+    """The table view, a player's own page (followed, and held as their seat) and the referee page,
+    over several taps and an undo: the stream brings everything (the state, the line, the story
+    panel's entries); a player's own move costs its phone its one request."""
     table = morto(server)
     referee = referee_page(phone, table)
     expect(referee.locator("#sync")).to_have_attribute("data-engine", "ready", timeout=ENGINE_TIMEOUT_MS)
@@ -143,9 +144,16 @@ def test_a_tap_costs_every_page_no_request_but_the_stream_and_the_referees_own(p
         },
     )
     player = follower_page(phone, f"/t/{game['code']}/p/p1")
-    for page in (referee, view, player):
+    omar = api(server, f"/api/tables/{game['code']}/players/p2/secret", {}, game["secret"])["secret"]
+    seat = follower_page(phone, f"/t/{game['code']}/p/p2#s={omar}")
+    for page in (referee, view, player, seat):
         page.wait_for_load_state("networkidle")
-    asked = {"referee": counted(referee), "view": counted(view), "player": counted(player)}
+    asked = {
+        "referee": counted(referee),
+        "view": counted(view),
+        "player": counted(player),
+        "seat": counted(seat),
+    }
 
     for n, who in enumerate(("p2", "p3", "p4")):
         touch(referee, who)
@@ -172,7 +180,11 @@ def test_a_tap_costs_every_page_no_request_but_the_stream_and_the_referees_own(p
     api(server, f"/api/tables/{game['code']}/undo", {}, game["secret"])
     expect(player.locator("#happened")).to_have_attribute("data-version", "4")
     expect(player.locator("#happened .happened-mark")).to_have_count(1)
-    for page in (referee, view, player):
+    # Omar's roll, taken back, is his own to make again, from his phone: one request, its own.
+    expect(seat.locator("#happened")).to_have_attribute("data-version", "4")
+    seat.locator("#my-move .die[data-die='5']").tap()
+    expect(player.locator("#happened")).to_have_attribute("data-version", "5")
+    for page in (referee, view, player, seat):
         page.wait_for_timeout(500)  # anything a page would still ask for after its last tap
     own = re.compile(rf"^POST .*/api/tables/{table['code']}/(events|undo)$")
     print("requests per page over 3 taps and an undo (besides the stream):")
@@ -182,6 +194,7 @@ def test_a_tap_costs_every_page_no_request_but_the_stream_and_the_referees_own(p
     assert [url for url in asked["referee"] if not own.match(url)] == []
     assert len(asked["referee"]) == 4  # its three taps and its undo
     assert asked["view"] == [] and asked["player"] == []
+    assert asked["seat"] == [f"POST {server}/api/tables/{game['code']}/events"]
 
     # The story panel was told by the stream: opened, it asks only for what it lacks (here nothing
     # older: the stream gave it every entry since the page opened, the first ones).

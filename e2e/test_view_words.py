@@ -1,8 +1,9 @@
 """A table's own pages, in both languages, all along a game of each kind, take only their part of the
 catalogue and ask it for no key it lacks (static/js/i18n.js lists such a key on
-``<html data-i18n-missing>``): the table view and a player's page take ``<game>.view``, the referee
-page ``<game>.referee`` (companion/i18n.py). The table view loads no module of the referee's, and
-the Grand Jeu de la Vie's round played through (gjdlv_play.js) only on a table played through.
+``<html data-i18n-missing>``): the table view takes ``<game>.view``, a player's page
+``<game>.player``, the referee page ``<game>.referee`` (companion/i18n.py). The table view loads no
+module of the referee's, and the Grand Jeu de la Vie's round played through (gjdlv_play.js) only on
+a table played through.
 
 One table per game (Il Morto, Le jeu existentiel, the Grand Jeu de la Vie's score sheet and played
 through card by card), played to its end through the API with events drawn at random among those
@@ -98,11 +99,12 @@ def test_a_tables_pages_take_their_part_of_the_catalogue_all_along_a_game(phone,
         posted = moment
         state = answer["state"] if moment else table["state"]
         for lang in LANGS:
-            paths = [f"/t/{code}"] + ([f"/t/{code}/p/p1"] if game == "existentiel" else [])
-            for path in paths:
+            # The table view, and a player's own page (which reuses the referee panel's pieces).
+            for path, part in ((f"/t/{code}", "view"), (f"/t/{code}/p/p1", "player")):
                 page, scripts = open_page(phone, lang, path, tracker and bool(state.get("play")))
-                check(page, lang, f"{game}.view", f"{path} after {moment} events")
-                assert not [url for url in scripts if url.endswith(REFEREE_ONLY)], scripts
+                check(page, lang, f"{game}.{part}", f"{path} after {moment} events")
+                if part == "view":
+                    assert not [url for url in scripts if url.endswith(REFEREE_ONLY)], scripts
                 played_through = any(url.endswith("/games/gjdlv_play.js") for url in scripts)
                 assert played_through == bool(state.get("play")), (moment, scripts)
                 page.context.close()

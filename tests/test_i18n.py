@@ -104,7 +104,7 @@ def test_a_page_downloads_its_part_of_the_catalogue(client, make_table):
     assert catalogue_url(client, f"/t/{table.code}") == f"/i18n/{version}/fr/morto.view.json"
     assert catalogue_url(client, f"/r/{table.code}") == f"/i18n/{version}/fr/morto.referee.json"
     game = make_table(game="existentiel", players=[{"name": "Ada", "birth_month": 3}])
-    assert catalogue_url(client, f"/t/{game.code}/p/p1") == f"/i18n/{version}/fr/existentiel.view.json"
+    assert catalogue_url(client, f"/t/{game.code}/p/p1") == f"/i18n/{version}/fr/existentiel.player.json"
     assert catalogue_url(client, "/new/gjdlv") == f"/i18n/{version}/fr/gjdlv.json"
     for path in ("/", "/rules", "/nowhere"):
         assert catalogue_url(client, path) == f"/i18n/{version}/fr/shell.json", path
@@ -118,7 +118,11 @@ def test_each_part_holds_the_shell_and_its_game_only_and_never_the_rules():
         whole, parts = i18n.catalogue(lang), {name: i18n.part(lang, name) for name in i18n.PARTS}
         rules = {key for key in whole if key.startswith("ui.rules.")}
         assert rules and not rules & parts["all"].keys()  # only the server-rendered rules pages say them
-        assert parts["all"].keys() == whole.keys() - rules  # every other sentence reaches the pages
+        # Every other sentence reaches the pages; the seats dialog's and a player's page's, only theirs.
+        page_only = set().union(
+            *(json.loads((i18n.FOLDER / lang / f"{name}.json").read_text("utf-8")) for name in i18n.PAGE_ONLY)
+        )
+        assert page_only and parts["all"].keys() == whole.keys() - rules - page_only
         shell = parts["shell"].keys()
         assert {"ui.shell.reload", "ui.story.title", "ui.game.gjdlv", "unknown_table"} <= shell
         for game in GAME_MODULES:
@@ -130,7 +134,10 @@ def test_each_part_holds_the_shell_and_its_game_only_and_never_the_rules():
         assert all(key.split(".")[0] not in GAME_MODULES or key.startswith("ui.") for key in shell)
         assert parts["all"] == {**parts["morto"], **parts["existentiel"], **parts["gjdlv"]}
         for game in GAME_MODULES:  # a table's own pages: less, never more (tests/test_i18n_pages.py)
-            assert parts[f"{game}.view"].keys() < parts[f"{game}.referee"].keys() < parts[game].keys()
+            view, referee, player = (parts[f"{game}.{page}"].keys() for page in ("view", "referee", "player"))
+            assert view < referee and referee - page_only < parts[game].keys()
+            assert view < player and player - page_only < parts[game].keys()
+            assert not page_only & (shell | parts[game].keys())
     for name in i18n.PARTS:  # the same keys in every language
         assert i18n.part("fr", name).keys() == i18n.part("en", name).keys(), name
 

@@ -1,7 +1,7 @@
 """The parts of the catalogue a table's own pages download (companion/i18n.py): the table view's
-(``<game>.view``, the first page a follower opens, and a player's page) and the referee's
-(``<game>.referee``) hold every sentence those pages can show, and the table view's nothing that
-only a referee sees.
+(``<game>.view``, the first page a follower opens), a player's page's (``<game>.player``) and the
+referee's (``<game>.referee``) hold every sentence those pages can show, and the table view's nothing
+that only a referee sees.
 
 - Every key a page's scripts name is in its part: the scripts are read as the browser loads them,
   from the page's ``<script>`` through every import (static, and dynamic: a game's module, the
@@ -80,7 +80,7 @@ def named(paths: list[str], words: dict[str, str]) -> dict[str, set[str]]:
     return found
 
 
-PAGES = {"view.html": "view", "player.html": "view", "referee.html": "referee"}
+PAGES = {"view.html": "view", "player.html": "player", "referee.html": "referee"}
 
 
 @pytest.mark.parametrize("template", sorted(PAGES))
@@ -90,6 +90,9 @@ def test_every_key_a_pages_scripts_name_is_in_its_part(game, template):
     assert any(path.endswith(f"/games/{game}.js") for path in loaded), loaded  # the game's module itself
     if template == "referee.html":
         assert any(path.endswith(f"/games/{game}_referee.js") for path in loaded), loaded
+    elif template == "player.html":  # a player's page: its game's player module, and the outbox
+        assert any(path.endswith(f"/games/{game}_player.js") for path in loaded), loaded
+        assert any(path.endswith("/sync.js") for path in loaded), loaded
     else:  # a table view never loads the referee's modules, nor the API's client
         referees = ("_referee.js", "/actions.js", "/api.js", "/sync.js")
         assert not [path for path in loaded if path.endswith(referees)]
@@ -220,7 +223,8 @@ def test_a_table_views_part_is_its_own_pages_words_only():
         words = {path.stem: json.loads(path.read_text("utf-8")).keys() for path in files}
         for game in GAME_MODULES:
             whole, view, referee = (i18n.part(lang, f"{game}{page}") for page in ("", ".view", ".referee"))
-            assert view.keys() < referee.keys() < whole.keys()
+            assert view.keys() < referee.keys() and referee.keys() - words["seats"] < whole.keys()
+            assert words["seats"] <= referee.keys()  # the seats dialog's words: the referee page's only
             assert words["shell"] | words["story"] | words[game] <= view.keys()
             for other in ("referee", "pages", "results", f"{game}_referee"):
                 assert not words[other] & view.keys(), other

@@ -44,8 +44,9 @@ def test_a_page_links_app_css_and_its_games_stylesheet_only(client, make_table):
     assert stylesheets(client, "/rules/gjdlv") == ["css/app.css", "css/pages.css", *gjdlv]
     game = make_table(game="existentiel", players=[{"name": "Ada", "birth_month": 3}])
     assert stylesheets(client, f"/r/{game.code}") == ["css/app.css", "css/pages.css", *existentiel]
-    for path in (f"/t/{game.code}", f"/t/{game.code}/p/p1"):
-        assert stylesheets(client, path) == ["css/app.css", "css/games/existentiel.css"], path
+    assert stylesheets(client, f"/t/{game.code}") == ["css/app.css", "css/games/existentiel.css"]
+    # A player's own page records their moves with the referee panel's pieces, and their styles.
+    assert stylesheets(client, f"/t/{game.code}/p/p1") == ["css/app.css", "css/pages.css", *existentiel]
     # The snapshot page may show any game.
     assert stylesheets(client, "/s") == [
         "css/app.css",

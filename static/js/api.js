@@ -24,6 +24,7 @@ async function call(method, url, { body, secret } = {}) {
   } catch {
     throw new ApiError(0, null);
   }
+  if (response.status === 204) return null;
   let data = null;
   try { data = await response.json(); } catch { /* not JSON: handled below */ }
   if (!response.ok) throw new ApiError(response.status, data?.error);
@@ -57,4 +58,8 @@ export const api = {
     return call("GET", `/api/tables/${code}/log${asked ? `?${asked}` : ""}`);
   },
   check: (code, name, params) => call("POST", `/api/tables/${code}/checks/${name}`, { body: params }),
+  // A player's seat, with the referee's secret: a new player's secret ({player, secret}; the one given
+  // before stops working), or the seat taken back.
+  giveSeat: (code, secret, player) => call("POST", `/api/tables/${code}/players/${player}/secret`, { secret }),
+  takeSeat: (code, secret, player) => call("DELETE", `/api/tables/${code}/players/${player}/secret`, { secret }),
 };

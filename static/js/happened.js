@@ -14,6 +14,15 @@ export function worded(entry) {
   return entry.said ? t(entry.said.code, entry.said.params) : entry.type;
 }
 
+// Who recorded an event, when a player did from their own phone (`by`: a player's id; "referee"
+// otherwise, said by no one): their name, from the table's state.
+export function byPlayer(entry, state) {
+  const by = entry?.by;
+  if (!by || by === "referee") return null;
+  const name = state?.players?.find((p) => p.id === by)?.name ?? by;
+  return h("span", { class: "by-player", "data-by": by }, t("ui.story.by_player", { name }));
+}
+
 // The line: what `answer` did. `stale` when the page shows more than that answer (taps not yet
 // acknowledged): the line is then dimmed, never passed off as the latest (and "nothing yet" is not said).
 export function showHappened(el, answer, { stale = false } = {}) {
@@ -29,7 +38,8 @@ export function showHappened(el, answer, { stale = false } = {}) {
   }
   fill(el,
     did.undo ? [h("span", { class: "happened-mark" }, t("ui.shell.happened.undone")), " "] : null,
-    h("span", { class: "happened-text" }, worded(did)));
+    h("span", { class: "happened-text" }, worded(did)),
+    did.by && did.by !== "referee" ? [" ", byPlayer(did, answer.state)] : null);
 }
 
 // A value as JSON with its keys sorted: the same whatever order they came in (the page's first

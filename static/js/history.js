@@ -8,7 +8,7 @@
 // phone asleep for long); a long game costs each tap the same as a short one.
 import { t, loadCatalogue } from "./i18n.js";
 import { h, fill } from "./ui.js";
-import { worded } from "./happened.js";
+import { byPlayer, worded } from "./happened.js";
 
 const section = document.getElementById("story");
 const PAGE = 50; // entries fetched at a time
@@ -138,6 +138,7 @@ function item(entry, latest) {
     h("span", { class: "story-n" }, entry.seq),
     h(entry.undone ? "s" : "span", { class: "story-text" }, worded({ ...entry, type: entry.type || entry.event?.type })),
     entry.undone ? h("span", { class: "story-mark" }, t("ui.story.undone")) : null,
+    byPlayer(entry, table.state),
     latest ? h("button", { type: "button", class: "secondary story-undo", "aria-label": t("ui.story.undo_label"),
       onclick: (event) => { event.currentTarget.disabled = true; document.dispatchEvent(new Event("arbitre:undo")); } },
     t("ui.story.undo")) : null);

@@ -30,6 +30,7 @@ document.getElementById("join").addEventListener("submit", async (event) => {
 
 function row(table) {
   const referee = Boolean(table.secret);
+  const seat = !referee && table.seat ? table.seat : null; // a player's own phone: their page
   const code = displayCode(table.code);
   const results = table.over
     ? h("a", { class: "button secondary my-results", href: `/t/${table.code}/results`,
@@ -43,12 +44,13 @@ function row(table) {
       draw();
     } }, "✕");
   return h("li", { class: `my-table${table.over ? " over" : ""}`, "data-code": table.code,
-    "data-role": referee ? "referee" : "follower" },
-  h("a", { class: "my-open", href: referee ? `/r/${table.code}` : `/t/${table.code}` },
+    "data-role": referee ? "referee" : seat ? "player" : "follower" },
+  h("a", { class: "my-open", href: referee ? `/r/${table.code}` : seat ? `/t/${table.code}/p/${seat.player}` : `/t/${table.code}` },
     h("span", { class: "my-head" },
       h("strong", { class: "my-game" }, t(`ui.game.${table.game}`)),
       h("span", { class: "code" }, code),
-      h("span", { class: `pill${referee ? " dealer" : ""}` }, t(referee ? "ui.home.role.referee" : "ui.home.role.follower"))),
+      h("span", { class: `pill${referee ? " dealer" : ""}` },
+        referee ? t("ui.home.role.referee") : seat ? t("ui.player.role", { name: seat.name }) : t("ui.home.role.follower"))),
     h("span", { class: "my-summary" }, table.summary ? t(table.summary.code, table.summary.params || {}) : t("ui.home.not_seen")),
     table.at ? h("time", { class: "my-age muted", datetime: table.at }, age(table.at)) : null),
   h("span", { class: "my-tools" }, results, forgetButton));

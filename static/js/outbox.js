@@ -146,6 +146,10 @@ export function acknowledge(base, keep, seq) {
   return transact(BASE_AND_OUTBOX, "readwrite", (tx) => writeMove(tx, base, keep, [seq]));
 }
 
+// A player's move the server recorded, or that its player gave up: out of the outbox (a player's
+// phone keeps no log).
+export const acknowledgeSeat = (seq) => run("outbox", "readwrite", (store) => store.delete(seq));
+
 // Moves taps from the outbox to the set-aside list in one transaction: never dropped silently. Each
 // entry says why: `error` (the rule that refuses it now) or `changed` (it would mean something else
 // now), with `missed`, what other phones did meanwhile, in words.
@@ -153,8 +157,8 @@ export function reject(code, entries) {
   return transact(["outbox", "rejected"], "readwrite", (tx) => {
     for (const { op, error = null, missed = [] } of entries) {
       tx.objectStore("outbox").delete(op.seq);
-      const { kind, id, event, meant, said } = op;
-      tx.objectStore("rejected").add({ code, op: { kind, id, event, meant, said }, error, changed: !error, missed, at: Date.now() });
+      const { kind, id, event, meant, said, player } = op;
+      tx.objectStore("rejected").add({ code, op: { kind, id, event, meant, said, player }, error, changed: !error, missed, at: Date.now() });
     }
   });
 }

@@ -8,6 +8,7 @@ import { note, recall, remember } from "./tables.js";
 import { follow } from "./live.js";
 import { TableSync } from "./sync.js";
 import { drawSetAside } from "./set_aside.js";
+import { seatsDialog } from "./seats.js";
 import { ApiError } from "./api.js";
 import { has, lang, loadCatalogue, t } from "./i18n.js";
 import { changedPlayers, glow, showHappened, worded } from "./happened.js";
@@ -102,7 +103,7 @@ function render(force = false) {
     syncEl.dataset.engineMs = Math.round(table.engineMs);
     syncEl.dataset.runtimeMs = Math.round(table.engineStages.runtime);
   }
-  for (const id of ["snapshot", "handover"]) document.getElementById(id).disabled = table.engine !== "ready";
+  for (const id of ["snapshot", "handover", "seats-open"]) document.getElementById(id).disabled = table.engine !== "ready";
   app.dataset.version = table.version;
   // A board without every tap this phone knows of is never drawn: "replaying" until the engine has
   // projected them (if it cannot start, the board it has, with a note saying what it lacks).
@@ -171,6 +172,7 @@ if (!secret) {
   document.getElementById("more").addEventListener("click", () => document.getElementById("more-dialog").showModal());
   document.getElementById("snapshot").addEventListener("click", showSnapshot);
   document.getElementById("handover").addEventListener("click", showHandover);
+  document.getElementById("seats-open").addEventListener("click", seatsDialog({ code, secret, table, wording }));
   document.addEventListener("arbitre:answer", (event) => { hear(event.detail); drawDock(); });
   follow(code, (answer) => table.heard(answer), { since: initial.version });
   keepAwake();

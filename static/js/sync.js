@@ -10,6 +10,12 @@
 // checkpoint of the state and the events after it, /log?tail=): never the whole log. Then only what
 // changed: the server's log since our version, one event per acknowledged tap to IndexedDB and to
 // the worker, and a tap sends the worker the waiting taps alone.
+// A player's phone (`player`: the seat it holds, sent with that player's secret) uses the same outbox
+// without the engine and without the log: the server alone judges its moves, sent without a version
+// (the rules decide a race, not the order of the phones' reads), and what the stream brings is its
+// view. A move the server refuses is set aside with its reason at once; one that did not reach the
+// server stays in the outbox and is sent again only when its player asks (`retry`): a move made an
+// hour ago is never sent behind its player's back.
 import { api, newId } from "./api.js";
 import { ask, startEngine } from "./engine.js";
 import * as box from "./outbox.js";
@@ -23,8 +29,8 @@ const TAIL = 100;
 const IDS_ASKED = 64;
 
 export class TableSync {
-  constructor({ code, game, secret, answer, onChange, onRejected }) {
-    Object.assign(this, { code, game, secret, onChange, onRejected });
+  constructor({ code, game, secret, answer, onChange, onRejected, player = null }) {
+    Object.assign(this, { code, game, secret, onChange, onRejected, player });
     this.server = answer; // the latest answer seen from the server: {version, state}
     this.view = answer.state;
     this.projected = false; // `view` is the engine's projection of the base and the outbox
@@ -51,9 +57,11 @@ export class TableSync {
   }
 
   async start() {
+    if (this.player) return this.startSeat();
     this.base = (await box.loadBase(this.code)) || null;
-    this.pending = await box.pending(this.code);
-    this.rejected = await box.rejected(this.code);
+    // A player's moves kept on this same phone are its seat's page's, not the referee's.
+    this.pending = (await box.pending(this.code)).filter((op) => !op.player);
+    this.rejected = await this.setAsideHere();
     this.changed(); // drawn at once, from the answer the page came with
     startEngine().then(
       ({ ms, stages }) => {
@@ -69,6 +77,46 @@ export class TableSync {
     (stale ? this.serial(() => this.refreshed()) : Promise.resolve())
       .catch(() => { this.online = false; })
       .finally(() => this.flush());
+  }
+
+  // A player's phone: its waiting moves (a page reloaded before they were sent), then nothing more
+  // until the stream or its player speaks.
+  async startSeat() {
+    this.engine = "off";
+    this.pending = (await box.pending(this.code)).filter((op) => op.player === this.player);
+    this.rejected = await this.setAsideHere();
+    this.unsent = this.pending.length > 0;
+    this.changed();
+    addEventListener("online", () => { this.online = true; this.changed(); });
+    addEventListener("offline", () => { this.online = false; this.changed(); });
+  }
+
+  // A player's move sent now, with those waiting before it: {ok: true} once the server recorded it,
+  // or {ok: false, error} (refused, set aside; or not sent: `unsent` says so, and the move waits).
+  async send(kind, event) {
+    const op = { kind, id: newId(), player: this.player, ...(event ? { event } : {}) };
+    this.pending.push(await box.push(this.code, op));
+    this.changed();
+    return this.retry(op);
+  }
+
+  // Sends the waiting moves again (its player asked); the answer about `op`, else the last one.
+  async retry(op = this.pending.at(-1)) {
+    const count = this.rejected.length;
+    await this.flush();
+    if (!this.pending.some((other) => other.id === op?.id)) {
+      const refused = this.rejected.slice(count).find((entry) => entry.op.id === op?.id);
+      return refused ? { ok: false, error: refused.error } : { ok: true };
+    }
+    return { ok: false, error: this.problem || { code: "network" } };
+  }
+
+  // Gives up the waiting moves (its player chose to): none of them is sent.
+  async drop() {
+    for (const op of this.pending) await box.acknowledgeSeat(op.seq);
+    this.pending = [];
+    this.unsent = false;
+    this.changed();
   }
 
   // --- what the page shows -----------------------------------------------------------------
@@ -181,13 +229,19 @@ export class TableSync {
     if (!this.pending.some((other) => other.seq === op.seq)) return; // already set aside
     await box.reject(this.code, [{ op, error, missed }]);
     this.pending = this.pending.filter((other) => other.seq !== op.seq);
-    this.rejected = await box.rejected(this.code);
+    this.rejected = await this.setAsideHere();
     if (error) this.onRejected?.(op, error);
+  }
+
+  // The taps set aside on this page: a player's page shows only its own player's.
+  async setAsideHere() {
+    const all = await box.rejected(this.code);
+    return all.filter((entry) => (entry.op.player ?? null) === this.player);
   }
 
   async dismiss(seq) {
     await box.dismiss(seq);
-    this.rejected = await box.rejected(this.code);
+    this.rejected = await this.setAsideHere();
     this.changed();
   }
 
@@ -202,7 +256,7 @@ export class TableSync {
       const checked = await this.checked(op);
       if (!checked.ok) return checked;
       this.pending.push(await box.restore(seq, this.code, op));
-      this.rejected = await box.rejected(this.code);
+      this.rejected = await this.setAsideHere();
       await this.shown(checked.view);
       this.flush();
       return { ok: true };
@@ -388,6 +442,11 @@ export class TableSync {
   // A state pushed by the live stream (a co-referee's tap, or our own echoed back).
   async heard(answer) {
     if (answer.version <= this.version) return;
+    if (this.player) { // no engine to project waiting moves on it: the table as the server says
+      [this.server, this.view] = [answer, answer.state];
+      this.changed();
+      return;
+    }
     this.server = answer;
     if (this.pending.length) return; // the next send meets the change as a 409 and rebases
     await this.serial(async () => {
@@ -473,6 +532,7 @@ export class TableSync {
   }
 
   async sendAll() {
+    if (this.player) return this.sendSeat();
     if (!this.base && this.pending.length) {
       try { await this.serial(() => this.refreshed()); } catch { this.online = false; return; }
     }
@@ -511,5 +571,35 @@ export class TableSync {
       await this.serial(() => this.acknowledged(op, answer));
       this.changed();
     }
+  }
+
+  // A player's moves, oldest first, each judged by the server on the table as it is.
+  async sendSeat() {
+    while (this.pending.length) {
+      const op = this.pending[0];
+      let answer;
+      try {
+        answer = op.kind === "event"
+          ? await api.postEvent(this.code, this.secret, { id: op.id, ...op.event })
+          : await api.undo(this.code, this.secret, undefined, op.id, op.event?.event);
+      } catch (err) {
+        if (err.status === 0 || err.status === 429 || err.status >= 500) {
+          this.online = err.status !== 0;
+          this.problem = err.status ? err : null;
+          this.unsent = true;
+          return;
+        }
+        // Refused (another's move, a rule, a race lost, a seat taken back): told, and never sent again.
+        this.online = true;
+        await this.setAside(op, { code: err.code, message: err.message, params: err.params, rule: err.rule, status: err.status });
+        continue;
+      }
+      Object.assign(this, { online: true, problem: null });
+      this.pending = this.pending.filter((other) => other.seq !== op.seq);
+      await box.acknowledgeSeat(op.seq);
+      this.mine = { id: op.id, kind: op.kind, version: answer.version };
+      if (answer.version > this.server.version) [this.server, this.view] = [answer, answer.state];
+    }
+    this.unsent = false;
   }
 }

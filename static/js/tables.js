@@ -3,6 +3,9 @@
 // (`seen`), the last state drawn in one line (`summary`, `over`, `version`, `at`), which the
 // home page shows without fetching every table, and its players in their seats (`players`:
 // `{name, birth_month?}`), which a new-table form offers again ("the same as last time").
+// A player's phone keeps its seat (`seat`: `{player, name, secret}`, the player's secret from the
+// QR's fragment); a referee's phone keeps the seats it gave (`given`: per player id `{secret, at}`),
+// so a seat's QR can be shown again without a new secret (the server keeps only their hashes).
 
 const KEY = "arbitre.tables";
 
@@ -64,4 +67,24 @@ export function recentPlayers() {
     if (!found.has(key)) found.set(key, { code: table.code, game: table.game, players: table.players });
   }
   return [...found.values()];
+}
+
+// This phone now holds a player's seat at the table (their secret came in a QR's fragment).
+export function holdSeat(code, game, seat) {
+  return remember(code, { game, seat, role: "player" });
+}
+
+// The seats the referee's phone gave at the table: {player id: {secret, at}}.
+export function given(code) {
+  return recall(code)?.given || {};
+}
+
+// `secret` null: the seat was taken back.
+export function give(code, player, secret) {
+  const seats = { ...given(code) };
+  if (secret) seats[player] = { secret, at: new Date().toISOString() };
+  else delete seats[player];
+  const all = load();
+  all[code] = { ...(all[code] || { code }), given: seats };
+  save(all);
 }

@@ -86,7 +86,7 @@ function refereePlayer(state, p, ctx) {
 }
 
 // The panel of what may be recorded for this player now, or where they stand.
-function playerPanel(state, p, ctx) {
+export function playerPanel(state, p, ctx) {
   const roll = allowed(state, "roll", p.id);
   if (roll) return rollPanel(state, p, roll, ctx);
   const accept = allowed(state, "accept", p.id);

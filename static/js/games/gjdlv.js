@@ -107,7 +107,7 @@ function formolLine(p) {
 }
 
 // `seat`, for a round played through: what the player has on the table now (tracker module).
-function sheet(state, p, seat = null) {
+export function sheet(state, p, seat = null) {
   const first = !state.over && p.id === state.first_player;
   return h("article", { class: "gj-sheet", "data-sheet": p.id, style: `--pc:${colorOf(state, p.id)}` },
     h("header", { class: "gj-sheet-head" },

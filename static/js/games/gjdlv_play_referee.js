@@ -43,7 +43,7 @@ const draft = { moment: null, pick: null, answer: null, deal: [], ejac: {} };
 
 // A draft lives as long as the moment it was made for: a new phase, turn or GF drops it, and so
 // does a play the engine no longer lists (a co-referee's tap, an undo).
-function syncDraft(state) {
+export function syncDraft(state) {
   const play = state.play;
   const moment = JSON.stringify([state.round, play.phase, play.active, play.gf]);
   if (draft.moment !== moment) Object.assign(draft, { moment, pick: null, answer: null, deal: [], ejac: {} });
@@ -149,7 +149,7 @@ function primaryOf(state, moves) {
     ?? moves.find((action) => choiceOf(state, action)?.field && !action.from);
 }
 
-function playCard(state, players, ctx) {
+export function playCard(state, players, ctx) {
   const moves = state.actions.filter((action) => !ASIDE.has(action.type));
   if (!moves.length) return null;
   const first = moves[0];
@@ -195,11 +195,17 @@ function ejaculationCard(state, players, ctx, action, choice) {
   const gms = Object.fromEntries(holders.filter((pid) => draft.ejac[pid]).map((pid) => [pid, draft.ejac[pid]]));
   const who = Object.keys(gms).map((pid) => isolate(players[pid].name)).join(", ");
   const gaps = gapsWith(state, ctx, state.play.gf);
+  // The holders who answered from their own phones: their GM (or none) counts as given.
+  const answered = Object.entries(state.play.contest || {});
+  const all = { ...Object.fromEntries(answered.filter(([, gm]) => gm)), ...gms };
   // Who wins, as the engine's contest check answers for the GMs chosen: before it is confirmed.
-  const verdict = who ? contestAnswer(ctx, state, { gf: state.play.gf, gms }) : null;
+  const verdict = Object.keys(all).length ? contestAnswer(ctx, state, { gf: state.play.gf, gms: all }) : null;
   return h("section", { class: "card gj-play gj-ejac", id: "ejaculation" },
     h("h2", {}, h("span", {}, t("ui.gjdlv.contest")), " ", state.play.gf ? face(state.play.gf) : null),
     h("p", { class: "hint" }, t("ui.gjdlv.contest_hint")),
+    answered.map(([pid, gm]) => h("p", { class: "gj-answered", "data-answered": pid, style: `--pc:${colorOf(state, pid)}` },
+      gm ? [h("strong", { class: "player-name" }, players[pid].name), " ", face(gm)]
+        : h("span", {}, t("ui.gjdlv.qa.no_ejaculation", { name: players[pid].name })))),
     holders.map((pid) => h("div", { class: "gj-holder", "data-holder": pid, style: `--pc:${colorOf(state, pid)}` },
       h("div", { class: "gj-holder-head" },
         h("span", { class: "gj-dot", "aria-hidden": "true" }),
@@ -221,7 +227,7 @@ function ejaculationCard(state, players, ctx, action, choice) {
 }
 
 // The Jack newborn's removal, as the engine lists it: one button per opponent's embryo.
-function removalCard(state, players, ctx) {
+export function removalCard(state, players, ctx) {
   const removals = state.actions.filter((action) => action.type === "remove_embryo");
   const owners = [...new Set(removals.map((action) => action.player))];
   return owners.map((owner) => h("section", { class: "card gj-queen", "data-jack": owner },
@@ -244,7 +250,7 @@ function targetLine(act, players) {
     h("strong", {}, t("ui.gjdlv.against")), " ", h("span", {}, what), " ", pair(act.gf, act.gm));
 }
 
-function answerBar(state, players, ctx) {
+export function answerBar(state, players, ctx) {
   const answers = state.actions.filter((action) => ANSWERS.has(action.type));
   if (!answers.length) return null;
   const opened = answers.find((action) => keyOf(action) === draft.answer);
