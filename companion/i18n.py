@@ -28,7 +28,8 @@ part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<h
   not the engine's refusals nor its checks' answers, which only a referee's taps and questions get;
 - ``all``: the shell's and every game's (the snapshot page, which may show any game).
 
-The rules' sentences (``rules.json``) are never sent: only the server-rendered rules pages use them.
+The rules' sentences (``rules.json``) and the calendar file's (``calendar.json``) are never sent: only
+the server uses them.
 The whole catalogue (`catalogue`) stays the server's, and ``/i18n/<lang>.json`` (`companion.offline`).
 """
 
@@ -42,13 +43,13 @@ from flask import Blueprint, Response, abort, g, request, url_for
 
 from companion.view_codes import view_codes
 from engine.core import GAME_MODULES
-from engine.messages import LANGS, fill
+from engine.messages import LANGS, fill, form
 from engine.messages import catalogue as engine_catalogue
 
 FOLDER = Path(__file__).parent / "i18n"
 DEFAULT = "fr"
 COOKIE = "lang"
-SERVER_ONLY = ("rules",)  # interface files whose words only server-rendered pages show
+SERVER_ONLY = ("rules", "calendar")  # interface files whose words only the server shows
 SHELL, ALL, VIEW, REFEREE = "shell", "all", "view", "referee"
 # A table's two pages of their own, and the shell's files whose words each shows (with its game's).
 PAGES = {VIEW: ("shell", "story", "ending"), REFEREE: ("shell", "story", "referee", "ending")}
@@ -183,9 +184,12 @@ def current() -> str:
 def t(key: str, **params) -> str:
     """``key`` worded in the request's language; an unknown key is shown as itself. Params are filled
     as the engine's sentences are (`engine.messages.fill`): a name isolated when it could turn the
-    sentence around, a missing param left visible rather than failing the page."""
-    template = catalogue(current()).get(key, key)
-    return fill(template, params) if params else template
+    sentence around, the French word before it elided ("d'Omar"), the plural form chosen by the
+    ``count`` param, a missing param left visible rather than failing the page."""
+    lang = current()
+    words = catalogue(lang)
+    template = words.get(form(words, key, params, lang), key)
+    return fill(template, params, lang) if params else template
 
 
 def register(app) -> None:

@@ -127,7 +127,7 @@ function sheet(state, p, seat = null) {
 
 export function sheetsCard(state, title = true, seat = null) {
   return h("section", { class: "card gj-round", id: "round-sheet" },
-    title ? h("h2", {}, t("ui.gjdlv.round_of", { round: state.round, rounds: state.rounds })) : null,
+    title ? h("h2", {}, t("gjdlv.summary.sheet", { round: state.round, rounds: state.rounds })) : null,
     h("div", { class: "gj-sheets" }, state.players.map((p) => sheet(state, p, seat))));
 }
 
