@@ -210,7 +210,7 @@ def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, scr
     titles.locator("#title-8").fill("Dormir une nuit à la belle étoile")
     titles.locator("[data-action=set-title][data-adventure='8']").tap()
     expect(view.locator("[data-player=p1] [data-square='8']")).to_have_attribute(
-        "aria-label", "n° 8 — Dormir une nuit à la belle étoile : pas encore vécue"
+        "aria-label", "n° 8 — Dormir une nuit à la belle étoile\u00a0: pas encore vécue"
     )
 
     # --- Cycle 1 -------------------------------------------------------------------------------------
