@@ -292,7 +292,7 @@ def fill(template: str, params: dict, lang: str = "fr") -> str:
 
 def text(code: str, params: dict | None = None, lang: str = "fr") -> str:
     """The sentence for ``code`` in ``lang`` (French when the language is unknown)."""
-    params = params or {}
+    params, lang = params or {}, "en" if lang == "en" else "fr"
     words = catalogue()
     pair = words.get(form(words, code, params, lang))
     if pair is None:

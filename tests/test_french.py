@@ -86,6 +86,16 @@ def test_numbers_never_elide():
     assert fill("au lieu de {eg}", {"eg": 8}) == "au lieu de 8"
 
 
+def test_an_unknown_language_is_worded_in_french_elision_and_plural_forms_included():
+    assert text("gjdlv.formol", {"count": 1, "per_abortion": 3, "formol": 3}, "de") == (
+        "Formol\u00a0: 1 avortement × 3 = 3"
+    )
+    assert (
+        text("existentiel.story.validate", {"name": "Ada", "adventure": 2}, "de")
+        == "Aventure 2 d'Ada validée"
+    )
+
+
 def test_elision_is_french_only_and_keeps_the_capital():
     assert fill("De {name} à {other}", {"name": "Omar", "other": "Ada"}) == "D'Omar à Ada"
     assert fill("que {name}", {"name": "Ada"}, "en") == "que Ada"
