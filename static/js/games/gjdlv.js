@@ -232,7 +232,7 @@ export function chartCard(state) {
     grid.push(svg("text", { x: x(r), y: H - 10, "text-anchor": "middle", class: `gj-tick${r <= closed ? "" : " later"}` }, r));
   }
   const label = t("ui.gjdlv.chart_label", { series: state.players.map((p, i) =>
-    t("ui.gjdlv.chart_series", { name: p.name, totals: series[i].slice(1).join(", ") || "0" })).join(" ; ") });
+    t("ui.gjdlv.chart_series", { name: p.name, totals: series[i].slice(1).join(", ") || "0" })).join(t("ui.gjdlv.chart_series_between")) });
   const lines = state.players.map((p, i) => svg("g", { "data-line": p.id, style: `--pc:${colorOf(state, p.id)}` },
     svg("polyline", { points: series[i].map((v, r) => `${x(r).toFixed(1)},${y(v).toFixed(1)}`).join(" "),
       class: "gj-line", "stroke-dasharray": dashOf(state, p.id) }),
