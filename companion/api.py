@@ -333,8 +333,11 @@ def export_table(code: str):
 
 @bp.get("/tables/<code>/export.csv")
 def export_table_csv(code: str):
-    """The chart's numbers, one row per step, one column per player."""
-    table, language = table_or_404(code), i18n.current()
+    """The chart's numbers, one row per step, one column per player, in the language of the page
+    that links it (``?lang=``), else the request's: French with ";" and a byte order mark, English
+    with "," (`story.CSV_DIALECTS`)."""
+    asked = request.args.get("lang")
+    table, language = table_or_404(code), asked if asked in i18n.LANGS else i18n.current()
     pieces = long_reads.read(table, "csv", lambda row: [story.export_csv(row, language).encode()], language)
     disposition = {"Content-Disposition": f'attachment; filename="arbitre-{table.code}.csv"'}
     return long_reads.respond(pieces, "text/csv", headers=disposition)

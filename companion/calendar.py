@@ -34,8 +34,9 @@ from flask import Blueprint, Response
 
 from companion.api import table_or_404
 from companion.errors import Refused
+from companion.i18n import t
 from companion.pages import view_url
-from engine.core import RuleError, isolate
+from engine.core import RuleError
 from engine.existentiel import rendezvous_moment
 
 bp = Blueprint("calendar", __name__)
@@ -74,26 +75,27 @@ def _utc(moment: datetime) -> str:
 
 
 def _adventure(state: dict, number: int) -> str:
-    return f"n° {number} — {isolate(state['titles'][number - 1])}"
+    return t("ui.existentiel.adventure", n=number, title=state["titles"][number - 1])
 
 
 def _player_line(state: dict, player: dict) -> str:
-    name = isolate(player["name"])  # a right-to-left name must not turn its line around
+    name = player["name"]  # isolated by `t` when it could turn its line around
     if player["status"] == "eliminated":
-        return f"{name} : éliminé·e"
+        return t("ui.calendar.eliminated", name=name)
     if player["status"] == "left":
-        return f"{name} : a quitté le jeu ({_adventure(state, player['current'] or 29)})"
+        return t("ui.calendar.left", name=name, adventure=_adventure(state, player["current"] or 29))
     if player["current"] is not None:
-        return f"{name} : {_adventure(state, player['current'])}"
+        return t("ui.calendar.current", name=name, adventure=_adventure(state, player["current"]))
     if player["offered"] is not None:
-        return f"{name} : aventure proposée, pas encore acceptée ({_adventure(state, player['offered'])})"
-    return f"{name} : pas encore d'aventure"
+        return t("ui.calendar.offered", name=name, adventure=_adventure(state, player["offered"]))
+    return t("ui.calendar.none", name=name)
 
 
 def description(state: dict, view_url: str) -> str:
-    lines = ["Chacun·e raconte son aventure existentielle au maître du jeu :"]
+    """Who is at which adventure, worded in the request's language by the catalogue."""
+    lines = [t("ui.calendar.intro")]
     lines += [f"- {_player_line(state, p)}" for p in state["players"]]
-    lines += ["", f"La table : {view_url}"]
+    lines += ["", t("ui.calendar.table", url=view_url)]
     return "\n".join(lines)
 
 

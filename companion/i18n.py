@@ -35,7 +35,8 @@ part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<h
 The words of ``PAGE_ONLY``'s files (the seats dialog's, a player's page's) are in the parts of the
 pages that show them only: never in the shell's, a game's whole part, nor ``all``.
 
-The rules' sentences (``rules.json``) are never sent: only the server-rendered rules pages use them.
+The rules' sentences (``rules.json``) and the calendar file's (``calendar.json``) are never sent: only
+the server uses them.
 The whole catalogue (`catalogue`) stays the server's, and ``/i18n/<lang>.json`` (`companion.offline`).
 """
 
@@ -49,13 +50,13 @@ from flask import Blueprint, Response, abort, g, request, url_for
 
 from companion.view_codes import view_codes
 from engine.core import GAME_MODULES
-from engine.messages import LANGS, fill
+from engine.messages import LANGS, fill, form
 from engine.messages import catalogue as engine_catalogue
 
 FOLDER = Path(__file__).parent / "i18n"
 DEFAULT = "fr"
 COOKIE = "lang"
-SERVER_ONLY = ("rules",)  # interface files whose words only server-rendered pages show
+SERVER_ONLY = ("rules", "calendar")  # interface files whose words only the server shows
 SHELL, ALL, VIEW, REFEREE, PLAYER = "shell", "all", "view", "referee", "player"
 # A table's pages of their own, and the shell's files whose words each shows (with its game's).
 PAGES = {
@@ -200,9 +201,12 @@ def current() -> str:
 def t(key: str, **params) -> str:
     """``key`` worded in the request's language; an unknown key is shown as itself. Params are filled
     as the engine's sentences are (`engine.messages.fill`): a name isolated when it could turn the
-    sentence around, a missing param left visible rather than failing the page."""
-    template = catalogue(current()).get(key, key)
-    return fill(template, params) if params else template
+    sentence around, the French word before it elided ("d'Omar"), the plural form chosen by the
+    ``count`` param, a missing param left visible rather than failing the page."""
+    lang = current()
+    words = catalogue(lang)
+    template = words.get(form(words, key, params, lang), key)
+    return fill(template, params, lang) if params else template
 
 
 def register(app) -> None:

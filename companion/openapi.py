@@ -1189,14 +1189,25 @@ def paths() -> dict:
             },
         },
         table + "/export.csv": {
-            "parameters": [CODE],
+            "parameters": [
+                CODE,
+                {
+                    "name": "lang",
+                    "in": "query",
+                    "required": False,
+                    "description": "The file's language (the page's that links it); else the request's.",
+                    "schema": {"type": "string", "enum": ["fr", "en"]},
+                },
+            ],
             "get": {
                 "operationId": "exportTableCsv",
                 "summary": "The timeline as CSV: a header row, one row per step",
                 "tags": ["tables"],
                 "responses": {
                     "200": ok(
-                        "Downloaded as `arbitre-<code>.csv`, labels in the client's language.",
+                        "Downloaded as `arbitre-<code>.csv`, labels in the file's language, written as a "
+                        "spreadsheet of that language opens it: French with `;` between cells and a UTF-8 "
+                        "byte order mark first, English with `,` and no mark.",
                         STRING,
                         "text/csv",
                         headers={"Content-Disposition": {"required": True, "schema": STRING}},

@@ -35,6 +35,10 @@ EXPORT_VERSION = 1
 # or a form of one (fullwidth ＝, small ﹦: NFKC gives the plain sign), however many spaces or
 # invisible characters come before it (a name stored before they were refused may hold them).
 FORMULA_STARTS = ("=", "+", "-", "@")
+# How a spreadsheet of the language opens a CSV at a double click: a French one (Excel, LibreOffice
+# with French settings) splits on ";", the comma being its decimal mark, and reads UTF-8 only after a
+# byte order mark (else "Étape" becomes "Ã‰tape"); an English one splits on "," and needs no mark.
+CSV_DIALECTS = {"fr": (";", "\ufeff"), "en": (",", "")}
 
 
 # --- reading a table's story ----------------------------------------------------------------------
@@ -148,10 +152,13 @@ def _cell(value: str) -> str:
 
 def export_csv(table: Table, lang: str) -> str:
     """The chart's numbers as a spreadsheet: a header row (the step, then each player), one row per
-    point of the timeline, labels in ``lang``."""
+    point of the timeline, labels in ``lang``, written as a spreadsheet of that language opens it
+    (`CSV_DIALECTS`)."""
     series = timeline(table)
+    delimiter, mark = CSV_DIALECTS.get(lang, CSV_DIALECTS["fr"])
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    out.write(mark)
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
     writer.writerow(
         [_cell(i18n.catalogue(lang)["ui.results.csv_step"]), *(_cell(p["name"]) for p in series["players"])]
     )

@@ -200,7 +200,7 @@ def test_the_winners_card_shares_a_short_summary_or_copies_it(phone, server):
     page.locator("[data-ending] [data-ending-share]").tap()
     page.wait_for_function("() => window.__shared !== undefined")
     shared = page.evaluate("window.__shared")
-    assert shared["text"] == "Il Morto — Ada gagne !"
+    assert shared["text"] == "Il Morto — Ada gagne\u00a0!"
     assert shared["url"] == f"{server}/t/{table['code']}/results"
     assert shared["title"] == "Il Morto" and shared["files"] == []
 
@@ -212,7 +212,7 @@ def test_the_winners_card_shares_a_short_summary_or_copies_it(phone, server):
     page.locator("[data-ending] [data-ending-share]").tap()
     expect(page.locator("#toast .toast-text")).to_have_text("Résumé copié : collez-le où vous voulez.")
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied == f"Il Morto — Ada gagne !\n{server}/t/{table['code']}/results"
+    assert copied == f"Il Morto — Ada gagne\u00a0!\n{server}/t/{table['code']}/results"
 
 
 def test_the_results_page_shares_a_picture_of_the_final_scores_with_its_link(phone, screenshot):

@@ -210,7 +210,7 @@ def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, scr
     titles.locator("#title-8").fill("Dormir une nuit à la belle étoile")
     titles.locator("[data-action=set-title][data-adventure='8']").tap()
     expect(view.locator("[data-player=p1] [data-square='8']")).to_have_attribute(
-        "aria-label", "n° 8 — Dormir une nuit à la belle étoile : pas encore vécue"
+        "aria-label", "n° 8 — Dormir une nuit à la belle étoile\u00a0: pas encore vécue"
     )
 
     # --- Cycle 1 -------------------------------------------------------------------------------------
@@ -325,7 +325,7 @@ def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, scr
     assert event["LOCATION"] == "Chez Ada\\, 3 rue des Lilas"
     assert event["UID"] == f"rendezvous-{code}-20310404T1800@arbitre"
     for pid, adventure in ((ADA, 14), (BRUNO, 25), (CHLOE, 19), (DORA, 12)):
-        assert f"\\n- {NAME[pid]} : n° {adventure} — Aventure {adventure}\\n" in event["DESCRIPTION"]
+        assert f"\\n- {NAME[pid]}\u00a0: n° {adventure} — Aventure {adventure}\\n" in event["DESCRIPTION"]
 
     # --- Weeks later again -------------------------------------------------------------------------------
     referee.close()

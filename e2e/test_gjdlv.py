@@ -255,7 +255,8 @@ def test_a_premature_game_in_the_abondantes_rules(phone, server, screenshot):
     label = chart.get_attribute("aria-label")
     for pid in PLAYERS:
         running = [sum(r[pid] for r in rounds[: i + 1]) for i in range(ROUNDS)]
-        assert f"{NAME[pid]} : {', '.join(map(str, running))}" in label
+        assert f"{NAME[pid]}\u00a0: {', '.join(map(str, running))}" in label
+    assert "\u00a0; " in label and " ; " not in label  # the series, one after the other
     expect(view.locator("#chart [data-line]")).to_have_count(len(PLAYERS))
     expect(referee.locator("#newborn-picker, #abortions, [data-action=close-round]")).to_have_count(0)
     screenshot(view, "gjdlv-view-end")

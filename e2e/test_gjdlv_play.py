@@ -393,7 +393,7 @@ def test_a_round_played_through_card_by_card_with_the_network_cut(phone, server,
     assert game.last_lap == ALICE
     for p in both:
         expect(p.locator("[data-note='gjdlv.play.last_lap']")).to_contain_text(
-            "Dernière ronde : Alice a posé sa dernière carte."
+            "Dernier tour\u00a0: Alice a posé sa dernière carte."
         )
     # Turns 11 and 12: Basile's and Camille's embryos, started in the last lap, will not come to term.
     ref.ovulate(BASILE, "2H")

@@ -129,7 +129,7 @@ def test_a_round_played_through_costs_at_most_two_and_a_half_taps_a_turn(phone, 
     def contest_said() -> None:
         verdict = page.locator("#ejaculation [data-winner]")
         expect(verdict).to_have_attribute("data-winner", CAMILLE)
-        expect(verdict).to_contain_text("Une seule éjaculation sur 6♥ : Camille féconde avec 5♠")
+        expect(verdict).to_contain_text("Une seule éjaculation sur 6♥\u00a0: Camille féconde avec 5♠")
         glance(page, "gjdlv-taps-contest")
 
     ref.ejaculate(CAMILLE, "5S", look=contest_said)  # Camille plays next: a fécondation express

@@ -107,7 +107,7 @@ def test_a_stored_override_turns_no_sentence_around(phone, server, server_databa
     in_order(
         page,
         "#story .story-item[data-seq='2'] .story-text",
-        ["Révélation", "manche", OVERRIDDEN, "Re", "Cyd", "perd"],
+        ["Révélation", "tour", OVERRIDDEN, "Re", "Cyd", "perd"],
     )
     screenshot(page, "names-override-view")
     page.goto(f"/t/{table['code']}/results")
@@ -115,7 +115,7 @@ def test_a_stored_override_turns_no_sentence_around(phone, server, server_databa
     in_order(
         page,
         ".story-list li:nth-child(2) .story-text",
-        ["Révélation", "manche", OVERRIDDEN, "Re", "Cyd", "perd"],
+        ["Révélation", "tour", OVERRIDDEN, "Re", "Cyd", "perd"],
     )
     screenshot(page, "names-override-results")
 

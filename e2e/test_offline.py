@@ -368,7 +368,7 @@ def test_a_first_load_takes_its_page_only_and_the_rest_of_the_app_once_idle(phon
     home.goto("/")
     expect(home.get_by_role("heading", name="Nouvelle table", exact=True)).to_be_visible()
     row = home.locator(f"#my-tables > li[data-code='{table['code']}']")
-    expect(row.locator(".my-summary")).to_contain_text("Manche 1")  # Il Morto's words, offline
+    expect(row.locator(".my-summary")).to_contain_text("Tour 1")  # Il Morto's words, offline
     assert home.evaluate("""async () => {
       const css = document.querySelector("link[rel=stylesheet]").href;
       return (await fetch(css.replace("css/app.css", "js/games/gjdlv.js"))).ok;

@@ -45,6 +45,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.conftest import ARTIFACTS, ROOT
+from engine import messages
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = ARTIFACTS / "pages"
@@ -248,12 +249,22 @@ def _normal(text: str) -> str:
     return " ".join(text.replace("\u00a0", " ").replace("\u202f", " ").split())
 
 
+ELIDING = re.compile(r"(?<![\w'])(" + "|".join(messages.ELIDING) + r") \Z", re.IGNORECASE)
+
+
 def template_pattern(template: str) -> re.Pattern | None:
     """A catalogue string as an anchored regex, each ``{param}`` matching any text; None for a
     template with no word of its own ("{a} · {b}"), which says nothing of a language."""
     literal, pattern = "", ""
     for text, field, _spec, _conversion in string.Formatter().parse(_normal(template)):
         literal += text
+        before = ELIDING.search(text) if field is not None else None
+        if before:  # "de {name}" reads "d'Omar" before a name that elides (engine.messages.fill)
+            word = before.group(1)
+            pattern += (
+                re.escape(text[: before.start(1)]) + f"(?:{re.escape(word)} |{re.escape(word[:-1])}')" + ".+?"
+            )
+            continue
         pattern += re.escape(text) + (".+?" if field is not None else "")
     if not any(ch.isalpha() for ch in literal):
         return None

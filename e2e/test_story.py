@@ -235,7 +235,8 @@ def test_export_then_import_opens_a_new_referee_page_with_the_same_state(phone, 
         tap(page.locator("#export-csv"))
     csv_file = tmp_path / "export.csv"
     csv_download.value.save_as(csv_file)
-    assert csv_file.read_text().splitlines()[0] == "Étape,Léa,Marc,Zoé"
+    # A French page's file: a byte order mark, then ";" between cells (what a French spreadsheet opens).
+    assert csv_file.read_bytes().decode("utf-8").splitlines()[0] == "\ufeffÉtape;Léa;Marc;Zoé"
     page.goto("/import")
     shot(page, "import-fr")
     page.locator("#import-file").set_input_files(str(saved))

@@ -122,9 +122,9 @@ def test_the_same_outcome_recorded_on_two_phones_is_applied_once(phone, server, 
     assert [e["event"]["type"] for e in history(server, code)] == ["reveal"]
     set_aside = b.locator("[data-rejected]")
     expect(set_aside).to_have_count(1)
-    expect(set_aside.locator("[data-said]")).to_contain_text("Révélation, manche 1")
+    expect(set_aside.locator("[data-said]")).to_contain_text("Révélation, tour 1")
     expect(set_aside.locator("[data-missed]")).to_have_text(
-        ["Révélation, manche 1 (Ben 5 · Cyd 2 · Dom 7 · Ana Cavallo) : Cyd perd une vie"]
+        ["Révélation, tour 1 (Ben 5 · Cyd 2 · Dom 7 · Ana Cavallo)\u00a0: Cyd perd une vie"]
     )
     expect(set_aside.get_by_role("button", name="Envoyer quand même")).to_be_visible()
     shows_server(b, server, code)

@@ -99,13 +99,14 @@ MESSAGES = {
     ),
     # Refusals.
     "existentiel.no_players": (
-        "Il faut au moins un·e joueur·euse : « le jeu existentiel peut se jouer seul ou à plusieurs ».",
+        "Il faut au moins un·e joueur·euse\u00a0: «\u00a0le jeu existentiel peut se jouer seul ou à "
+        "plusieurs\u00a0».",
         "At least one player is needed: “the existential game can be played alone or with others”.",
     ),
     "existentiel.bad_birth_month": (
         (
-            "Le mois de naissance de {name} doit être un entier de 1 (janvier) à 12 (décembre) : "
-            "le premier dé s'y additionne (reçu : {value})."
+            "Le mois de naissance de {name} doit être un entier de 1 (janvier) à 12 (décembre)\u00a0: "
+            "le premier dé s'y additionne (reçu\u00a0: {value})."
         ),
         (
             "{name}'s birth month must be a whole number from 1 (January) to 12 (December): "
@@ -113,7 +114,8 @@ MESSAGES = {
         ),
     ),
     "existentiel.bad_titles": (
-        "L'option « titles » doit être une liste des 29 titres d'aventures, dans l'ordre (reçu : {count}).",
+        "L'option «\u00a0titles\u00a0» doit être une liste des 29 titres d'aventures, dans l'ordre "
+        "(reçu\u00a0: {count}).",
         "The “titles” option must be a list of the 29 adventure titles, in order (got: {count}).",
     ),
     "existentiel.bad_title": (
@@ -121,12 +123,12 @@ MESSAGES = {
         "The title of adventure {adventure} must be text of 1 to {max} characters.",
     ),
     "existentiel.table_full": (
-        "La table est complète : au plus {max} joueur·euses autour d'un·e même maître du jeu.",
+        "La table est complète\u00a0: au plus {max} joueur·euses autour d'un·e même maître du jeu.",
         "The table is full: at most {max} players around one game master.",
     ),
     "existentiel.join_while_assigning": (
         (
-            "On ne rejoint la partie que pendant l'attribution des aventures : les aventures en cours "
+            "On ne rejoint la partie que pendant l'attribution des aventures\u00a0: les aventures en cours "
             "doivent d'abord être validées au rendez-vous."
         ),
         (
@@ -144,7 +146,8 @@ MESSAGES = {
     ),
     "existentiel.adventures_underway": (
         (
-            "Les aventures sont en cours : on ne tire, n'accepte ni ne refuse de nouvelle aventure avant "
+            "Les aventures sont en cours\u00a0: on ne tire, n'accepte ni ne refuse de nouvelle "
+            "aventure avant "
             "que le maître du jeu ait validé celle de chacun·e au rendez-vous."
         ),
         (
@@ -157,11 +160,11 @@ MESSAGES = {
         "{name} must first accept or refuse adventure {adventure} before rolling again.",
     ),
     "existentiel.already_current": (
-        "{name} a déjà accepté l'aventure {adventure} : elle se vit jusqu'au rendez-vous.",
+        "{name} a déjà accepté l'aventure {adventure}\u00a0: elle se vit jusqu'au rendez-vous.",
         "{name} already accepted adventure {adventure}: it is lived until the rendez-vous.",
     ),
     "existentiel.must_roll_first": (
-        "{name} n'a aucune aventure proposée : il faut d'abord tirer le dé.",
+        "{name} n'a aucune aventure proposée\u00a0: il faut d'abord tirer le dé.",
         "{name} has no adventure offered: roll the die first.",
     ),
     "existentiel.validate_while_assigning": (
@@ -176,7 +179,7 @@ MESSAGES = {
         "{name} has no adventure under way to validate (already validated at this rendez-vous).",
     ),
     "existentiel.bad_rendezvous": (
-        "Le rendez-vous est une date et une heure, « AAAA-MM-JJTHH:MM » (reçu : {value}).",
+        "Le rendez-vous est une date et une heure, «\u00a0AAAA-MM-JJTHH:MM\u00a0» (reçu\u00a0: {value}).",
         "The rendez-vous is a date and time, “YYYY-MM-DDTHH:MM” (got: {value}).",
     ),
     "existentiel.bad_place": (
@@ -186,18 +189,18 @@ MESSAGES = {
     # Notes shown on the table (not refusals).
     "existentiel.must_accept": (
         (
-            "{name} retombe sur l'aventure {adventure}, déjà refusée : contraint·e de l'accepter, "
+            "{name} retombe sur l'aventure {adventure}, déjà refusée\u00a0: contraint·e de l'accepter, "
             "sous peine de perdre un joker."
         ),
         ("{name} lands again on adventure {adventure}, refused before: they must accept it or lose a joker."),
     ),
     "existentiel.eliminated_refused": (
-        "Éliminé·e : a refusé de s'engager dans une aventure sans plus avoir de joker à perdre.",
+        "Éliminé·e\u00a0: a refusé de s'engager dans une aventure sans plus avoir de joker à perdre.",
         "Eliminated: refused to take on an adventure with no joker left to lose.",
     ),
     "existentiel.eliminated_failed": (
         (
-            "Éliminé·e : le maître du jeu a estimé l'aventure acceptée non réalisée, "
+            "Éliminé·e\u00a0: le maître du jeu a estimé l'aventure acceptée non réalisée, "
             "sans plus de joker à perdre."
         ),
         "Eliminated: the game master judged the accepted adventure not lived, with no joker left to lose.",
@@ -208,7 +211,7 @@ MESSAGES = {
     ),
     "existentiel.petit_chelem": (
         (
-            "Petit Chelem existentiel : toutes les aventures sauf la 29 réalisées, puis la 29 acceptée. "
+            "Petit Chelem existentiel\u00a0: toutes les aventures sauf la 29 réalisées, puis la 29 acceptée. "
             "Titre de Maître Existentiel."
         ),
         (
@@ -218,7 +221,8 @@ MESSAGES = {
     ),
     "existentiel.grand_chelem_never": (
         (
-            "Le Grand Chelem (Grand Maître Existentiel) exige l'aventure 29, vécue seulement à la mort : "
+            "Le Grand Chelem (Grand Maître Existentiel) exige l'aventure 29, vécue seulement à la "
+            "mort\u00a0: "
             "il n'existe aucun Grand Maître Existentiel vivant."
         ),
         (
@@ -227,11 +231,11 @@ MESSAGES = {
         ),
     ),
     "existentiel.set_rendezvous": (
-        "Chacun·e a son aventure : au maître du jeu de fixer le rendez-vous.",
+        "Chacun·e a son aventure\u00a0: au maître du jeu de fixer le rendez-vous.",
         "Everyone has an adventure: the game master sets the rendez-vous.",
     ),
     "existentiel.maitres": (
-        "Plus personne n'est en lice. Maître Existentiel : {names}.",
+        "Plus personne n'est en lice. Maître Existentiel\u00a0: {names}.",
         "Nobody is still playing. Maître Existentiel: {names}.",
     ),
     "existentiel.no_maitre": (
@@ -239,17 +243,17 @@ MESSAGES = {
         "No Maître Existentiel this time. Nobody is still playing.",
     ),
     "existentiel.death_offer": (
-        "L'aventure 29 ne se vit qu'à la mort : l'accepter, c'est quitter le jeu.",
+        "L'aventure 29 ne se vit qu'à la mort\u00a0: l'accepter, c'est quitter le jeu.",
         "Adventure 29 is only lived at death: accepting it means leaving the game.",
     ),
     "existentiel.refused_with_joker": (
-        "{name} refuse l'aventure {adventure} : un joker de moins (reste {jokers}). Il faut relancer "
-        "le dé ; le résultat s'ajoute à {adventure}.",
+        "{name} refuse l'aventure {adventure}\u00a0: un joker de moins (reste {jokers}). Il faut relancer "
+        "le dé\u00a0; le résultat s'ajoute à {adventure}.",
         "{name} refuses adventure {adventure}: one joker less ({jokers} left). Roll again; the roll is "
         "added to {adventure}.",
     ),
     "existentiel.failed_with_joker": (
-        "Aventure {adventure} non réalisée : {name} perd un joker (reste {jokers}).",
+        "Aventure {adventure} non réalisée\u00a0: {name} perd un joker (reste {jokers}).",
         "Adventure {adventure} not lived: {name} loses a joker ({jokers} left).",
     ),
     # The referee's buttons, by what a refusal or a failure costs (the view's ``stakes``).
@@ -258,16 +262,16 @@ MESSAGES = {
     "existentiel.fail.joker": ("Ratée (−1 joker)", "Failed (−1 joker)"),
     "existentiel.fail.elimination": ("Ratée = élimination", "Failed = elimination"),
     "existentiel.no_joker_left": (
-        "{name} n'a plus de joker : refuser, c'est être éliminé·e.",
+        "{name} n'a plus de joker\u00a0: refuser, c'est être éliminé·e.",
         "{name} has no joker left: refusing means being eliminated.",
     ),
     "existentiel.landing_skipped": (
-        "Déjà réalisées : {skipped} — on avance jusqu'à la première aventure non réalisée.",
+        "Déjà réalisées\u00a0: {skipped} — on avance jusqu'à la première aventure non réalisée.",
         "Already completed: {skipped} — moving on to the first adventure not completed.",
     ),
     "existentiel.newcomer": (
         (
-            "On rejoint la partie pendant l'attribution des aventures ; "
+            "On rejoint la partie pendant l'attribution des aventures\u00a0; "
             "le premier dé s'ajoute au mois de naissance."
         ),
         "Players join while adventures are being assigned; their first roll is added to their birth month.",
@@ -279,7 +283,7 @@ MESSAGES = {
     # The story of the table: each event in words (``describe``), and the chart of adventures (``score``).
     "existentiel.story.add_player": ("{name} rejoint la partie", "{name} joins the game"),
     "existentiel.story.roll": (
-        "{name} lance {die} : aventure {adventure}",
+        "{name} lance {die}\u00a0: aventure {adventure}",
         "{name} rolls {die}: adventure {adventure}",
     ),
     "existentiel.story.accept": (
@@ -291,16 +295,16 @@ MESSAGES = {
         "{name} accepts adventure 29 and leaves the game",
     ),
     "existentiel.story.refuse": (
-        "{name} refuse l'aventure {adventure} : un joker de moins",
+        "{name} refuse l'aventure {adventure}\u00a0: un joker de moins",
         "{name} refuses adventure {adventure}: one joker less",
     ),
     "existentiel.story.refuse_eliminated": (
-        "{name} refuse l'aventure {adventure} sans joker : éliminé·e",
+        "{name} refuse l'aventure {adventure} sans joker\u00a0: éliminé·e",
         "{name} refuses adventure {adventure} with no joker left: eliminated",
     ),
-    "existentiel.story.schedule": ("Rendez-vous fixé : {at}", "Rendez-vous set: {at}"),
+    "existentiel.story.schedule": ("Rendez-vous fixé\u00a0: {at}", "Rendez-vous set: {at}"),
     "existentiel.story.schedule_place": (
-        "Rendez-vous fixé : {at}, {place}",
+        "Rendez-vous fixé\u00a0: {at}, {place}",
         "Rendez-vous set: {at}, {place}",
     ),
     "existentiel.story.validate": (
@@ -308,15 +312,15 @@ MESSAGES = {
         "{name}'s adventure {adventure} validated",
     ),
     "existentiel.story.validate_failed": (
-        "Aventure {adventure} de {name} ratée : un joker de moins",
+        "Aventure {adventure} de {name} ratée\u00a0: un joker de moins",
         "{name}'s adventure {adventure} failed: one joker less",
     ),
     "existentiel.story.validate_eliminated": (
-        "Aventure {adventure} de {name} ratée sans joker : éliminé·e",
+        "Aventure {adventure} de {name} ratée sans joker\u00a0: éliminé·e",
         "{name}'s adventure {adventure} failed with no joker left: eliminated",
     ),
     "existentiel.story.set_title": (
-        "Titre de l'aventure {adventure} : « {title} »",
+        "Titre de l'aventure {adventure}\u00a0: «\u00a0{title}\u00a0»",
         "Title of adventure {adventure}: “{title}”",
     ),
     "existentiel.story.measure": ("Aventures réalisées", "Adventures completed"),

@@ -84,64 +84,67 @@ MESSAGES = {
     ),
     # Refusals of events and of checks' inputs.
     "gjdlv.bad_card": (
-        "« {value} » n'est pas une carte ({field}) : le rang (A, 2…10, J, Q, K) puis la couleur "
+        "«\u00a0{value}\u00a0» n'est pas une carte ({field})\u00a0: le rang (A, 2…10, J, Q, K) puis "
+        "la couleur "
         "(S ♠, C ♣, H ♥, D ♦), par exemple AS, 10H, QD.",
         "“{value}” is not a card ({field}): the rank (A, 2…10, J, Q, K) then the suit "
         "(S ♠, C ♣, H ♥, D ♦), e.g. AS, 10H, QD.",
     ),
     "gjdlv.gf_must_be_red": (
-        "{card} ne peut pas être un Gamète Femelle ({field}) : les GF sont les cartes rouges ♥ ♦, "
+        "{card} ne peut pas être un Gamète Femelle ({field})\u00a0: les GF sont les cartes rouges ♥ ♦, "
         "les noires sont des Gamètes Mâles.",
         "{card} cannot be a female gamete ({field}): GF are the red cards ♥ ♦, "
         "the black ones are male gametes.",
     ),
     "gjdlv.gm_must_be_black": (
-        "{card} ne peut pas être un Gamète Mâle ({field}) : les GM sont les cartes noires ♠ ♣, "
+        "{card} ne peut pas être un Gamète Mâle ({field})\u00a0: les GM sont les cartes noires ♠ ♣, "
         "les rouges sont des Gamètes Femelles.",
         "{card} cannot be a male gamete ({field}): GM are the black cards ♠ ♣, "
         "the red ones are female gametes.",
     ),
     "gjdlv.faces_need_abondantes": (
-        "{card} est un habillé : les Simples Règles écartent Rois, Dames et Valets, "
+        "{card} est un habillé\u00a0: les Simples Règles écartent Rois, Dames et Valets, "
         "qui ne jouent qu'en Règles Abondantes.",
         "{card} is a face card: the Simples Règles leave Kings, Queens and Jacks out; "
         "they only play in the Règles Abondantes.",
     ),
     "gjdlv.imperial_needs_royal": (
-        "{gm} est un Spermatozoïde Impérial : il ne féconde que les Ovules Royaux (habillés rouges), "
-        "pas {gf} ; un GF simple se féconde avec un GM simple.",
+        "{gm} est un Spermatozoïde Impérial\u00a0: il ne féconde que les Ovules Royaux (habillés rouges), "
+        "pas {gf}\u00a0; un GF simple se féconde avec un GM simple.",
         "{gm} is an Imperial Sperm: it only fecundates Royal Ova (red faces), not {gf}; "
         "a number GF is fecundated by a number GM.",
     ),
     "gjdlv.card_already_recorded": (
-        "La carte {card} est déjà notée dans cette manche : chaque carte n'existe qu'une fois dans le jeu.",
+        "La carte {card} est déjà notée dans cette manche\u00a0: chaque carte n'existe qu'une fois "
+        "dans le jeu.",
         "The card {card} is already recorded in this round: each card exists once in the deck.",
     ),
     "gjdlv.steal_from_self": (
-        "La Dame « Petite Mère des peuples » prend le dernier nouveau-né d'un·e concurrent·e, "
+        "La Dame «\u00a0Petite Mère des peuples\u00a0» prend le dernier nouveau-né d'un·e concurrent·e, "
         "pas l'un des siens.",
         "The Queen “Petite Mère des peuples” takes the most recent newborn of an opponent, not one's own.",
     ),
     "gjdlv.no_queen_take": (
-        "Seule la Dame (« Petite Mère des peuples ») qui vient de naître permet de prendre un nouveau-né, "
-        "juste après sa naissance : {player} n'a pas de prise à faire maintenant.",
+        "Seule la Dame («\u00a0Petite Mère des peuples\u00a0») qui vient de naître permet de prendre "
+        "un nouveau-né, "
+        "juste après sa naissance\u00a0: {player} n'a pas de prise à faire maintenant.",
         "Only the Queen newborn (“Petite Mère des peuples”) just born lets its owner take a newborn, "
         "right after her birth: {player} has no take to make now.",
     ),
     "gjdlv.nothing_to_steal": (
-        "{victim} n'a aucun nouveau-né dans cette manche : la Dame n'a rien à y prendre.",
+        "{victim} n'a aucun nouveau-né dans cette manche\u00a0: la Dame n'a rien à y prendre.",
         "{victim} has no newborn in this round: the Queen has nothing to take there.",
     ),
     "gjdlv.duplicate_card": (
-        "La carte {card} est donnée deux fois : chaque carte n'existe qu'une fois dans le jeu.",
+        "La carte {card} est donnée deux fois\u00a0: chaque carte n'existe qu'une fois dans le jeu.",
         "The card {card} is given twice: each card exists once in the deck.",
     ),
     "gjdlv.bad_gms": (
-        "« gms » associe chaque joueur·euse qui éjacule à son Gamète Mâle (par exemple p1 → 4S).",
+        "«\u00a0gms\u00a0» associe chaque joueur·euse qui éjacule à son Gamète Mâle (par exemple p1 → 4S).",
         "“gms” maps each ejaculating player to their male gamete (e.g. p1 → 4S).",
     ),
     "gjdlv.bad_against": (
-        "« against » vaut abortion, surrogacy ou fecundation (reçu : {value}).",
+        "«\u00a0against\u00a0» vaut abortion, surrogacy ou fecundation (reçu\u00a0: {value}).",
         "“against” is abortion, surrogacy or fecundation (got: {value}).",
     ),
     # Words of the sheet (shown, never refused).
@@ -153,9 +156,13 @@ MESSAGES = {
         "{cc} CC → {cc_value} chacun ({malus}), malus de consanguinité",
         "{cc} CC → {cc_value} each ({malus}), consanguinity malus",
     ),
-    "gjdlv.formol": (
-        "Formol : {abortions} avortement(s) × {per_abortion} = {formol}",
-        "Formol: {abortions} abortion(s) × {per_abortion} = {formol}",
+    "gjdlv.formol.one": (
+        "Formol\u00a0: {count} avortement × {per_abortion} = {formol}",
+        "Formol: {count} abortion × {per_abortion} = {formol}",
+    ),
+    "gjdlv.formol.other": (
+        "Formol\u00a0: {count} avortements × {per_abortion} = {formol}",
+        "Formol: {count} abortions × {per_abortion} = {formol}",
     ),
     "gjdlv.round_line": (
         "Nurserie {nursery} + Formol {formol} = {round_score}",
@@ -166,49 +173,49 @@ MESSAGES = {
         "+{per_abortion} to the aborter's formol",
     ),
     "gjdlv.game_ends": (
-        "La partie se termine : le plus haut total l'emporte.",
+        "La partie se termine\u00a0: le plus haut total l'emporte.",
         "The game ends: the highest total wins.",
     ),
     "gjdlv.take": (
-        "Dame de {name} : elle prend le dernier nouveau-né d'un·e concurrent·e, maintenant ou jamais.",
+        "Dame de {name}\u00a0: elle prend le dernier nouveau-né d'un·e concurrent·e, maintenant ou jamais.",
         "{name}'s Queen: she takes an opponent's most recent newborn, now or never.",
     ),
     "gjdlv.take_nothing": (
-        "Dame de {name} : aucun·e concurrent·e n'a de nouveau-né, la prise est perdue.",
+        "Dame de {name}\u00a0: aucun·e concurrent·e n'a de nouveau-né, la prise est perdue.",
         "{name}'s Queen: no opponent has a newborn, the take is lost.",
     ),
     # Notes and outcomes.
     "gjdlv.note_player_count": (
-        "Les règles sont écrites pour 3 ou 4 joueur·euses ; cette table en compte {count}.",
+        "Les règles sont écrites pour 3 ou 4 joueur·euses\u00a0; cette table en compte {count}.",
         "The rules are written for 3 or 4 players; this table has {count}.",
     ),
     "gjdlv.highest_total": (
-        "Partie terminée : {names} l'emporte avec {total} points.",
+        "Partie terminée\u00a0: {names} l'emporte avec {total} points.",
         "Game over: {names} wins with {total} points.",
     ),
     "gjdlv.shared_total": (
-        "Partie terminée : égalité à {total} points, {names} se partagent la victoire.",
+        "Partie terminée\u00a0: égalité à {total} points, {names} se partagent la victoire.",
         "Game over: a tie at {total} points, {names} share the win.",
     ),
     # Answers of the checks.
     "gjdlv.check.fecundate_number": (
-        "{gm} peut féconder {gf} : deux cartes simples, Écart Génétique {eg}.",
+        "{gm} peut féconder {gf}\u00a0: deux cartes simples, Écart Génétique {eg}.",
         "{gm} may fecundate {gf}: two number cards, genetic gap {eg}.",
     ),
     "gjdlv.check.fecundate_cc": (
-        "{gm} peut féconder {gf}, mais l'Écart Génétique est 0 : ce sera un Consanguin Complet.",
+        "{gm} peut féconder {gf}, mais l'Écart Génétique est 0\u00a0: ce sera un Consanguin Complet.",
         "{gm} may fecundate {gf}, but the genetic gap is 0: it will be a Consanguin Complet.",
     ),
     "gjdlv.check.fecundate_royal": (
-        "{gm} peut féconder {gf} : un Ovule Royal se féconde avec n'importe quel Gamète Mâle.",
+        "{gm} peut féconder {gf}\u00a0: un Ovule Royal se féconde avec n'importe quel Gamète Mâle.",
         "{gm} may fecundate {gf}: a Royal Ovum is fecundated by any male gamete.",
     ),
     "gjdlv.check.fecundate_imperial_on_number": (
-        "{gm} ne peut pas féconder {gf} : un Spermatozoïde Impérial ne féconde que les Ovules Royaux.",
+        "{gm} ne peut pas féconder {gf}\u00a0: un Spermatozoïde Impérial ne féconde que les Ovules Royaux.",
         "{gm} may not fecundate {gf}: an Imperial Sperm only fecundates Royal Ova.",
     ),
     "gjdlv.check.surrogate_closer": (
-        "{new_gm} peut mère-porter l'embryon {gf}/{gm} : il est strictement plus proche de {gf} "
+        "{new_gm} peut mère-porter l'embryon {gf}/{gm}\u00a0: il est strictement plus proche de {gf} "
         "(Écart Génétique {eg_after} au lieu de {eg_before}). {gm} va au Mouchoir, l'embryon passe "
         "dans l'utérus de l'attaquant·e.",
         "{new_gm} may surrogate the embryo {gf}/{gm}: it is strictly closer to {gf} "
@@ -224,119 +231,127 @@ MESSAGES = {
         "attacker's uterus.",
     ),
     "gjdlv.check.surrogate_not_closer": (
-        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm} : une mère porteuse doit réduire "
+        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm}\u00a0: une mère porteuse doit réduire "
         "l'Écart Génétique, or {new_gm} donnerait {eg_after}, pas moins de {eg_before}.",
         "{new_gm} may not surrogate the embryo {gf}/{gm}: a surrogacy must reduce the genetic gap, "
         "and {new_gm} would give {eg_after}, not less than {eg_before}.",
     ),
     "gjdlv.check.surrogate_imperial_on_number": (
-        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm} : un Spermatozoïde Impérial ne "
+        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm}\u00a0: un Spermatozoïde Impérial ne "
         "mère-porte que les embryons d'un Ovule Royal.",
         "{new_gm} may not surrogate the embryo {gf}/{gm}: an Imperial Sperm only surrogates embryos "
         "of a Royal Ovum.",
     ),
     "gjdlv.check.surrogate_royal": (
-        "{new_gm} peut mère-porter l'embryon {gf}/{gm} : tout Spermatozoïde Impérial mère-porte un "
+        "{new_gm} peut mère-porter l'embryon {gf}/{gm}\u00a0: tout Spermatozoïde Impérial mère-porte un "
         "Ovule Royal, sans hiérarchie. {gm} va au Mouchoir, l'embryon passe dans l'utérus de "
         "l'attaquant·e.",
         "{new_gm} may surrogate the embryo {gf}/{gm}: any Imperial Sperm surrogates a Royal Ovum, "
         "with no hierarchy. {gm} goes to the Mouchoir, the embryo moves to the attacker's uterus.",
     ),
     "gjdlv.check.surrogate_royal_needs_imperial": (
-        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm} : un Ovule Royal ne se mère-porte "
+        "{new_gm} ne peut pas mère-porter l'embryon {gf}/{gm}\u00a0: un Ovule Royal ne se mère-porte "
         "qu'avec un Spermatozoïde Impérial, jamais avec une carte simple.",
         "{new_gm} may not surrogate the embryo {gf}/{gm}: a Royal Ovum is surrogated only with an "
         "Imperial Sperm, never with a number card.",
     ),
     "gjdlv.check.surrogate_same_card": (
-        "{new_gm} est déjà le GM de l'embryon {gf}/{gm} : chaque carte n'existe qu'une fois.",
+        "{new_gm} est déjà le GM de l'embryon {gf}/{gm}\u00a0: chaque carte n'existe qu'une fois.",
         "{new_gm} already is the GM of the embryo {gf}/{gm}: each card exists once.",
     ),
     "gjdlv.check.abortion_ok": (
-        "{answer} avorte la fécondation faite avec {gm} : c'est l'autre Gamète Mâle noir du même rang. "
-        "Les trois cartes (le GF, {gm} et {answer}) vont au Formol de qui avorte : 3 points.",
+        "{answer} avorte la fécondation faite avec {gm}\u00a0: c'est l'autre Gamète Mâle noir du même rang. "
+        "Les trois cartes (le GF, {gm} et {answer}) vont au Formol de qui avorte\u00a0: 3 points.",
         "{answer} aborts the fecundation made with {gm}: it is the other black male gamete of the same "
         "rank. The three cards (the GF, {gm} and {answer}) go to the aborter's formol: 3 points.",
     ),
     "gjdlv.check.abortion_other_rank": (
-        "{answer} n'avorte pas une fécondation faite avec {gm} : seul le GM noir de même rang "
+        "{answer} n'avorte pas une fécondation faite avec {gm}\u00a0: seul le GM noir de même rang "
         "({other}) le peut.",
         "{answer} does not abort a fecundation made with {gm}: only the black GM of the same rank "
         "({other}) does.",
     ),
     "gjdlv.check.abortion_same_card": (
-        "{answer} est la carte même qui a fécondé : on avorte avec l'autre GM noir du même rang ({other}).",
+        "{answer} est la carte même qui a fécondé\u00a0: on avorte avec l'autre GM noir du même rang "
+        "({other}).",
         "{answer} is the very card that fecundated: an abortion takes the other black GM of the same "
         "rank ({other}).",
     ),
     "gjdlv.check.ejaculation_none": (
-        "Personne n'éjacule sur {gf} : menstruations, {gf} va à la Diva Cup.",
+        "Personne n'éjacule sur {gf}\u00a0: menstruations, {gf} va à la Diva Cup.",
         "Nobody ejaculates on {gf}: menstruation, {gf} goes to the Diva Cup.",
     ),
     "gjdlv.check.ejaculation_single": (
-        "Une seule éjaculation sur {gf} : {winner} féconde avec {gm} et place l'embryon dans son utérus.",
+        "Une seule éjaculation sur {gf}\u00a0: {winner} féconde avec {gm} et place l'embryon dans "
+        "son utérus.",
         "A single ejaculation on {gf}: {winner} fecundates with {gm} and puts the embryo in their uterus.",
     ),
     "gjdlv.check.ejaculation_lowest": (
-        "{winner} remporte {gf} avec {gm}, le plus faible Écart Génétique restant ({eg}) ; les "
+        "{winner} remporte {gf} avec {gm}, le plus faible Écart Génétique restant ({eg})\u00a0; les "
         "Écarts à égalité et les vaincus vont au Mouchoir.",
         "{winner} wins {gf} with {gm}, the lowest genetic gap left ({eg}); the tied gaps and the "
         "beaten go to the Mouchoir.",
     ),
     "gjdlv.check.ejaculation_all_tied": (
-        "Toutes les éjaculations sur {gf} ont un Écart Génétique partagé : toutes vont au Mouchoir, "
+        "Toutes les éjaculations sur {gf} ont un Écart Génétique partagé\u00a0: toutes vont au Mouchoir, "
         "personne ne féconde et {gf} va à la Diva Cup.",
         "Every ejaculation on {gf} shares its genetic gap with another: all go to the Mouchoir, nobody "
         "fecundates and {gf} goes to the Diva Cup.",
     ),
     "gjdlv.check.ejaculation_royal_tied": (
-        "{count} éjaculations sur l'Ovule Royal {gf} : sans Écart Génétique elles sont toutes à égalité, "
+        "{count} éjaculations sur l'Ovule Royal {gf}\u00a0: sans Écart Génétique elles sont toutes à "
+        "égalité, "
         "toutes vont au Mouchoir et {gf} va à la Diva Cup.",
         "{count} ejaculations on the Royal Ovum {gf}: with no genetic gap they are all tied, all go "
         "to the Mouchoir and {gf} goes to the Diva Cup.",
     ),
     "gjdlv.check.bonus_manif_pour_tous": (
-        "Le Roi {card} en « Manif pour Tous » annule l'avortement : le GM qui avortait et {card} vont "
+        "Le Roi {card} en «\u00a0Manif pour Tous\u00a0» annule l'avortement\u00a0: le GM qui "
+        "avortait et {card} vont "
         "au Mouchoir, aucun point, l'embryon reste intact.",
         "The King {card} as “Manif pour Tous” cancels the abortion: the aborting GM and {card} go to "
         "the Mouchoir, no points, the embryo stays intact.",
     ),
     "gjdlv.check.bonus_amour_maternel": (
-        "La Dame {card} en « Amour Maternel » annule la mère porteuse : le GM qui mère-portait et "
+        "La Dame {card} en «\u00a0Amour Maternel\u00a0» annule la mère porteuse\u00a0: le GM qui "
+        "mère-portait et "
         "{card} vont au Mouchoir, aucun point, l'embryon reste chez sa·on propriétaire.",
         "The Queen {card} as “Amour Maternel” cancels the surrogacy: the surrogating GM and {card} go "
         "to the Mouchoir, no points, the embryo stays with its owner.",
     ),
     "gjdlv.check.bonus_guilde_du_cintre": (
-        "Le Valet {card} en « Guilde du Cintre » avorte la fécondation, quels que soient les gamètes : "
+        "Le Valet {card} en «\u00a0Guilde du Cintre\u00a0» avorte la fécondation, quels que soient "
+        "les gamètes\u00a0: "
         "le GF, le GM et {card} vont au Formol de qui joue le Valet, 3 points.",
         "The Jack {card} as “Guilde du Cintre” aborts the fecundation, whatever the gametes: the GF, "
         "the GM and {card} go to the Jack player's formol, 3 points.",
     ),
     "gjdlv.check.bonus_guilde_du_cintre_surrogacy": (
-        "Le Valet {card} en « Guilde du Cintre » avorte la mère porteuse, qui est une fécondation : "
-        "le GF, le GM qui mère-portait et {card} vont au Formol de qui joue le Valet, 3 points ; "
+        "Le Valet {card} en «\u00a0Guilde du Cintre\u00a0» avorte la mère porteuse, qui est une "
+        "fécondation\u00a0: "
+        "le GF, le GM qui mère-portait et {card} vont au Formol de qui joue le Valet, 3 points\u00a0; "
         "le GM remplacé est déjà au Mouchoir.",
         "The Jack {card} as “Guilde du Cintre” aborts the surrogacy, which is a fecundation: the GF, "
         "the surrogating GM and {card} go to the Jack player's formol, 3 points; the replaced GM is "
         "already in the Mouchoir.",
     ),
     "gjdlv.check.bonus_king_only_abortion": (
-        "Le Roi {card} (« Manif pour Tous ») n'annule qu'un avortement.",
+        "Le Roi {card} («\u00a0Manif pour Tous\u00a0») n'annule qu'un avortement.",
         "The King {card} (“Manif pour Tous”) only cancels an abortion.",
     ),
     "gjdlv.check.bonus_queen_only_surrogacy": (
-        "La Dame {card} (« Amour Maternel ») n'annule qu'une mère porteuse.",
+        "La Dame {card} («\u00a0Amour Maternel\u00a0») n'annule qu'une mère porteuse.",
         "The Queen {card} (“Amour Maternel”) only cancels a surrogacy.",
     ),
     "gjdlv.check.bonus_jack_only_fecundation": (
-        "Le Valet {card} (« Guilde du Cintre ») avorte une fécondation ; il n'annule pas un avortement "
-        "(c'est le Roi « Manif pour Tous »).",
+        "Le Valet {card} («\u00a0Guilde du Cintre\u00a0») avorte une fécondation\u00a0; il n'annule "
+        "pas un avortement "
+        "(c'est le Roi «\u00a0Manif pour Tous\u00a0»).",
         "The Jack {card} (“Guilde du Cintre”) aborts a fecundation; it does not cancel an abortion "
         "(the King “Manif pour Tous” does).",
     ),
     "gjdlv.check.bonus_not_imperial": (
-        "{card} n'a pas de pouvoir : seuls les Spermatozoïdes Impériaux (habillés noirs) sont des "
+        "{card} n'a pas de pouvoir\u00a0: seuls les Spermatozoïdes Impériaux (habillés noirs) sont des "
         "cartes bonus.",
         "{card} has no power: only the Imperial Sperms (black faces) are bonus cards.",
     ),
@@ -651,7 +666,13 @@ def _formol_line(abortions: int, formol: int) -> dict | None:
         return None
     return {
         "code": "gjdlv.formol",
-        "params": {"abortions": abortions, "per_abortion": POINTS_PER_ABORTION, "formol": formol},
+        # `count` chooses the sentence's plural form; `abortions` stays for the clients that read it.
+        "params": {
+            "abortions": abortions,
+            "count": abortions,
+            "per_abortion": POINTS_PER_ABORTION,
+            "formol": formol,
+        },
     }
 
 
@@ -895,8 +916,11 @@ CHECKS = {
 MESSAGES.update(
     {
         # The score sheet's events.
-        "gjdlv.story.newborn": ("{name} : nouveau-né {gf} × {gm}", "{name}: newborn {gf} × {gm}"),
-        "gjdlv.story.abortion": ("{name} : un avortement au Formol", "{name}: an abortion to the formol"),
+        "gjdlv.story.newborn": ("{name}\u00a0: nouveau-né {gf} × {gm}", "{name}: newborn {gf} × {gm}"),
+        "gjdlv.story.abortion": (
+            "{name}\u00a0: un avortement au Formol",
+            "{name}: an abortion to the formol",
+        ),
         "gjdlv.story.steal_newborn": (
             "La Dame de {name} prend le dernier nouveau-né de {victim} ({gf} × {gm})",
             "{name}'s Queen takes {victim}'s latest newborn ({gf} × {gm})",
@@ -904,11 +928,11 @@ MESSAGES.update(
         "gjdlv.story.close_round": ("Manche {round} sur {rounds} close", "Round {round} of {rounds} closed"),
         # A round played through (the tracker's events).
         "gjdlv.story.deal": (
-            "Distribution : {per} GM chacun·e, au Mouchoir : {cards}",
+            "Distribution\u00a0: {per} GM chacun·e, au Mouchoir\u00a0: {cards}",
             "The deal: {per} GM each, to the Mouchoir: {cards}",
         ),
         "gjdlv.story.deal_even": (
-            "Distribution : {per} GM chacun·e, rien au Mouchoir",
+            "Distribution\u00a0: {per} GM chacun·e, rien au Mouchoir",
             "The deal: {per} GM each, nothing to the Mouchoir",
         ),
         "gjdlv.story.birth": ("{name} met au monde {gf} × {gm}", "{name} gives birth to {gf} × {gm}"),
@@ -936,20 +960,20 @@ MESSAGES.update(
             "{name} surrogates {victim}'s embryo {gf} × {replaced} with {gm}",
         ),
         "gjdlv.story.hold": (
-            "{name} se retient : un GM dans l'urètre",
+            "{name} se retient\u00a0: un GM dans l'urètre",
             "{name} holds back: a GM in the urethra",
         ),
-        "gjdlv.story.pass": ("{name} passe : plus de GM en main", "{name} passes: no GM left in hand"),
+        "gjdlv.story.pass": ("{name} passe\u00a0: plus de GM en main", "{name} passes: no GM left in hand"),
         "gjdlv.story.ejaculate_won": (
-            "Éjaculations sur {gf} ({gms}) : {winner} féconde avec {gm}",
+            "Éjaculations sur {gf} ({gms})\u00a0: {winner} féconde avec {gm}",
             "Ejaculations on {gf} ({gms}): {winner} fecundates with {gm}",
         ),
         "gjdlv.story.ejaculate_lost": (
-            "Éjaculations sur {gf} ({gms}) : personne ne l'emporte, menstruation",
+            "Éjaculations sur {gf} ({gms})\u00a0: personne ne l'emporte, menstruation",
             "Ejaculations on {gf} ({gms}): nobody wins, menstruation",
         ),
         "gjdlv.story.ejaculate_none": (
-            "Personne n'éjacule sur {gf} : menstruation",
+            "Personne n'éjacule sur {gf}\u00a0: menstruation",
             "Nobody ejaculates on {gf}: menstruation",
         ),
         "gjdlv.story.contest_join": (
@@ -965,11 +989,11 @@ MESSAGES.update(
             "{name} aborts {owner}'s embryo {gf} × {gm} with {card}",
         ),
         "gjdlv.story.cancel_abortion": (
-            "{name} annule l'avortement de {aborter} avec {card} : l'embryon revient à {owner}",
+            "{name} annule l'avortement de {aborter} avec {card}\u00a0: l'embryon revient à {owner}",
             "{name} cancels {aborter}'s abortion with {card}: the embryo goes back to {owner}",
         ),
         "gjdlv.story.cancel_surrogacy": (
-            "{name} annule la mère-porteuse de {surrogate} avec {card} : l'embryon reste à {owner}",
+            "{name} annule la mère-porteuse de {surrogate} avec {card}\u00a0: l'embryon reste à {owner}",
             "{name} cancels {surrogate}'s surrogacy with {card}: the embryo stays with {owner}",
         ),
         "gjdlv.story.remove_embryo": (

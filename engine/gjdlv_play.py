@@ -82,27 +82,27 @@ ROYAL_EFFECTS = (
 MESSAGES = {
     # What the table expects now: the step shown to everyone, and why another step is refused.
     "gjdlv.play.expect.deal": (
-        "Distribution : les GM sont partagés également, le reste va face visible au Mouchoir.",
+        "Distribution\u00a0: les GM sont partagés également, le reste va face visible au Mouchoir.",
         "The deal: the GM are shared out equally, the rest goes face up to the Mouchoir.",
     ),
     "gjdlv.play.expect.birth": (
-        "Phase 0 · {name} : mise au monde de son embryon et défausse de son urètre au Mouchoir.",
+        "Phase 0 · {name}\u00a0: mise au monde de son embryon et défausse de son urètre au Mouchoir.",
         "{name}'s phase 0: their embryo is born and their urethra goes to the Mouchoir.",
     ),
     "gjdlv.play.expect.ovulation": (
-        "Phase 1 · {name} : l'ovulation, le premier GF de la pioche est révélé.",
+        "Phase 1 · {name}\u00a0: l'ovulation, le premier GF de la pioche est révélé.",
         "{name}'s phase 1: ovulation, the top GF of the pile is revealed.",
     ),
     "gjdlv.play.expect.action": (
-        "Phase 2 · {name} : féconder, mère-porter ou se retenir.",
+        "Phase 2 · {name}\u00a0: féconder, mère-porter ou se retenir.",
         "{name}'s phase 2: fecundate, surrogate or hold back.",
     ),
     "gjdlv.play.expect.ejaculation": (
-        "Phase 3 : {gf} est délaissé, les joueur·euses retenu·es peuvent éjaculer dessus.",
+        "Phase 3\u00a0: {gf} est délaissé, les joueur·euses retenu·es peuvent éjaculer dessus.",
         "Phase 3: {gf} is left unfecundated, the players holding back may ejaculate on it.",
     ),
     "gjdlv.play.expect.ended": (
-        "La manche est finie : il reste à la clore.",
+        "La manche est finie\u00a0: il reste à la clore.",
         "The round is over: it only remains to close it.",
     ),
     "gjdlv.play.not_your_turn": (
@@ -111,35 +111,35 @@ MESSAGES = {
     ),
     # Cards.
     "gjdlv.play.seen.mouchoir": (
-        "{card} est déjà au Mouchoir : chaque carte n'existe qu'une fois.",
+        "{card} est déjà au Mouchoir\u00a0: chaque carte n'existe qu'une fois.",
         "{card} is already in the Mouchoir: each card exists once.",
     ),
     "gjdlv.play.seen.diva_cup": (
-        "{card} est déjà dans la Diva Cup : chaque carte n'existe qu'une fois.",
+        "{card} est déjà dans la Diva Cup\u00a0: chaque carte n'existe qu'une fois.",
         "{card} is already in the Diva Cup: each card exists once.",
     ),
     "gjdlv.play.seen.revealed": (
-        "{card} est le GF ovulé sur la table : chaque carte n'existe qu'une fois.",
+        "{card} est le GF ovulé sur la table\u00a0: chaque carte n'existe qu'une fois.",
         "{card} is the GF ovulated on the table: each card exists once.",
     ),
     "gjdlv.play.seen.uterus": (
-        "{card} est déjà dans un utérus ({name}) : chaque carte n'existe qu'une fois.",
+        "{card} est déjà dans un utérus ({name})\u00a0: chaque carte n'existe qu'une fois.",
         "{card} is in {name}'s uterus: each card exists once.",
     ),
     "gjdlv.play.seen.nursery": (
-        "{card} est déjà dans une nurserie ({name}) : chaque carte n'existe qu'une fois.",
+        "{card} est déjà dans une nurserie ({name})\u00a0: chaque carte n'existe qu'une fois.",
         "{card} is in {name}'s nursery: each card exists once.",
     ),
     "gjdlv.play.seen.formol": (
-        "{card} est déjà dans un Formol ({name}) : chaque carte n'existe qu'une fois.",
+        "{card} est déjà dans un Formol ({name})\u00a0: chaque carte n'existe qu'une fois.",
         "{card} is in {name}'s formol: each card exists once.",
     ),
     "gjdlv.play.bad_mouchoir": (
-        "« mouchoir » est la liste des GM restés face visible après la distribution.",
+        "«\u00a0mouchoir\u00a0» est la liste des GM restés face visible après la distribution.",
         "“mouchoir” is the list of the GM left face up after the deal.",
     ),
     "gjdlv.play.deal_count": (
-        "{players} joueur·euses se partagent {gms} GM : {per} chacun·e, et {expected} au Mouchoir, "
+        "{players} joueur·euses se partagent {gms} GM\u00a0: {per} chacun·e, et {expected} au Mouchoir, "
         "pas {count}.",
         "{players} players share {gms} GM: {per} each, and {expected} to the Mouchoir, not {count}.",
     ),
@@ -148,11 +148,11 @@ MESSAGES = {
         "{name} has no male gamete left in hand.",
     ),
     "gjdlv.play.held_card_needed": (
-        "{name} retient un GM dans son urètre : il part face visible au Mouchoir, dites lequel.",
+        "{name} retient un GM dans son urètre\u00a0: il part face visible au Mouchoir, dites lequel.",
         "{name} holds a GM back in their urethra: it goes face up to the Mouchoir, say which.",
     ),
     "gjdlv.play.nothing_held": (
-        "{name} ne retient aucun GM : son urètre est vide.",
+        "{name} ne retient aucun GM\u00a0: son urètre est vide.",
         "{name} holds no GM back: their urethra is empty.",
     ),
     # Phase 2.
@@ -165,38 +165,38 @@ MESSAGES = {
         "{victim} has no embryo in gestation.",
     ),
     "gjdlv.play.must_act": (
-        "{name} a encore {hand} GM : on ne passe que sans carte ; il faut féconder, mère-porter ou "
+        "{name} a encore {hand} GM\u00a0: on ne passe que sans carte\u00a0; il faut féconder, mère-porter ou "
         "se retenir.",
         "{name} still has {hand} GM: one passes only with no card left; fecundate, surrogate or hold back.",
     ),
     # Phase 3.
     "gjdlv.play.seen.contest": (
-        "{card} est déjà engagé dans le concours d'éjaculations ({name}) : chaque carte n'existe "
+        "{card} est déjà engagé dans le concours d'éjaculations ({name}) : chaque carte n'existe "
         "qu'une fois.",
         "{card} is already in the held-back ejaculation contest ({name}): each card exists once.",
     ),
     "gjdlv.play.contest_answered": (
-        "{name} a déjà répondu au concours d'éjaculations sur {gf} : une réponse par joueur·euse, "
+        "{name} a déjà répondu au concours d'éjaculations sur {gf} : une réponse par joueur·euse, "
         "la première enregistrée compte.",
         "{name} already answered the held-back ejaculation contest on {gf}: one answer per player, "
         "the first recorded counts.",
     ),
     "gjdlv.play.not_held": (
-        "{name} ne s'est pas retenu·e : sans GM dans l'urètre, pas d'éjaculation.",
+        "{name} ne s'est pas retenu·e\u00a0: sans GM dans l'urètre, pas d'éjaculation.",
         "{name} did not hold back: with no GM in the urethra, no ejaculation.",
     ),
     "gjdlv.play.own_gf": (
-        "{name} a délaissé ce GF à son propre tour : l'éjaculation retenue est pour les autres.",
+        "{name} a délaissé ce GF à son propre tour\u00a0: l'éjaculation retenue est pour les autres.",
         "{name} left this GF on their own turn: the held-back ejaculation is for the others.",
     ),
     # Answers.
     "gjdlv.play.nothing_to_answer": (
-        "Il n'y a rien à contrer : un avortement ou un bonus répond à l'instant même de l'action visée.",
+        "Il n'y a rien à contrer\u00a0: un avortement ou un bonus répond à l'instant même de l'action visée.",
         "There is nothing to answer: an abortion or a bonus answers the very moment of the act it targets.",
     ),
     "gjdlv.play.nothing_to_abort": (
-        "On avorte une fécondation en train de se faire ; la dernière action est un avortement, "
-        "que seul le Roi « Manif pour Tous » annule.",
+        "On avorte une fécondation en train de se faire\u00a0; la dernière action est un avortement, "
+        "que seul le Roi «\u00a0Manif pour Tous\u00a0» annule.",
         "One aborts a fecundation being made; the last act is an abortion, which only the King "
         "“Manif pour Tous” cancels.",
     ),
@@ -205,66 +205,70 @@ MESSAGES = {
         "{name} cannot answer their own act.",
     ),
     "gjdlv.play.abort_card": (
-        "{card} n'avorte pas la fécondation faite avec {gm} : seul l'autre GM noir du même rang "
+        "{card} n'avorte pas la fécondation faite avec {gm}\u00a0: seul l'autre GM noir du même rang "
         "({other}) le peut.",
         "{card} does not abort the fecundation made with {gm}: only the other black GM of the same "
         "rank ({other}) does.",
     ),
     "gjdlv.play.abort_card_or_jack": (
-        "{card} n'avorte pas la fécondation faite avec {gm} : il faut l'autre GM noir du même rang "
-        "({other}) ou un Valet « Guilde du Cintre ».",
+        "{card} n'avorte pas la fécondation faite avec {gm}\u00a0: il faut l'autre GM noir du même rang "
+        "({other}) ou un Valet «\u00a0Guilde du Cintre\u00a0».",
         "{card} does not abort the fecundation made with {gm}: it takes the other black GM of the "
         "same rank ({other}) or a Jack “Guilde du Cintre”.",
     ),
     "gjdlv.play.cancel_card": (
-        "{card} n'annule rien : le Roi « Manif pour Tous » annule un avortement, la Dame « Amour "
-        "Maternel » une mère porteuse.",
+        "{card} n'annule rien\u00a0: le Roi «\u00a0Manif pour Tous\u00a0» annule un avortement, la "
+        "Dame «\u00a0Amour "
+        "Maternel\u00a0» une mère porteuse.",
         "{card} cancels nothing: the King “Manif pour Tous” cancels an abortion, the Queen “Amour "
         "Maternel” a surrogacy.",
     ),
     # Royal births and the end of the round.
     "gjdlv.play.no_removal": (
-        "Seul le Valet (« Assassin Royal ») qui vient de naître permet de retirer un embryon, juste "
-        "après sa naissance : {player} n'a rien à retirer maintenant.",
+        "Seul le Valet («\u00a0Assassin Royal\u00a0») qui vient de naître permet de retirer un "
+        "embryon, juste "
+        "après sa naissance\u00a0: {player} n'a rien à retirer maintenant.",
         "Only the Jack newborn (“Assassin Royal”) just born lets its owner remove an embryo, right "
         "after its birth: {player} has nothing to remove now.",
     ),
     "gjdlv.play.remove_own": (
-        "Le Valet « Assassin Royal » retire l'embryon d'un·e concurrent·e, pas le sien.",
+        "Le Valet «\u00a0Assassin Royal\u00a0» retire l'embryon d'un·e concurrent·e, pas le sien.",
         "The Jack “Assassin Royal” removes an opponent's embryo, not one's own.",
     ),
     "gjdlv.play.round_goes_on": (
-        "La manche continue : elle s'achève après la phase 0 de qui a posé sa dernière carte.",
+        "La manche continue\u00a0: elle s'achève après la phase 0 de qui a posé sa dernière carte.",
         "The round goes on: it ends after the phase 0 of the player who played their last card.",
     ),
     "gjdlv.play.sheet_event": (
-        "Cette table joue chaque manche carte par carte : les naissances et les avortements se notent "
+        "Cette table joue chaque manche carte par carte\u00a0: les naissances et les avortements se notent "
         "par le jeu, pas sur la feuille.",
         "This table plays each round card by card: births and abortions are recorded by the play, not "
         "on the sheet.",
     ),
     "gjdlv.play.tracker_event": (
-        "Cette table tient la feuille de score : elle ne suit pas la manche carte par carte.",
+        "Cette table tient la feuille de score\u00a0: elle ne suit pas la manche carte par carte.",
         "This table keeps the score sheet: it does not follow the round card by card.",
     ),
     # Notes.
     "gjdlv.play.last_lap": (
-        "Dernière ronde : {name} a posé sa dernière carte. La manche s'achève après sa prochaine "
-        "phase 0 ; les fécondations lancées maintenant n'iront pas à terme (sauf la sienne).",
+        "Dernier tour\u00a0: {name} a posé sa dernière carte. La manche s'achève après sa prochaine "
+        "phase 0\u00a0; les fécondations lancées maintenant n'iront pas à terme (sauf la sienne).",
         "Last lap: {name} played their last card. The round ends after their next phase 0; "
         "fecundations started now will not come to term (except theirs).",
     ),
     "gjdlv.play.round_ended": (
-        "La manche est finie : les embryons encore en gestation ne naîtront pas.",
+        "La manche est finie\u00a0: les embryons encore en gestation ne naîtront pas.",
         "The round is over: the embryos still in gestation will not be born.",
     ),
     "gjdlv.play.removal": (
-        "Valet « Assassin Royal » ({name}) : il retire l'embryon en gestation d'un·e concurrent·e, "
+        "Valet «\u00a0Assassin Royal\u00a0» ({name})\u00a0: il retire l'embryon en gestation d'un·e "
+        "concurrent·e, "
         "maintenant ou jamais.",
         "{name}'s Jack: it removes an opponent's embryo in gestation, now or never.",
     ),
     "gjdlv.play.removal_nothing": (
-        "Valet « Assassin Royal » ({name}) : aucun·e concurrent·e n'a d'embryon, le retrait est perdu.",
+        "Valet «\u00a0Assassin Royal\u00a0» ({name})\u00a0: aucun·e concurrent·e n'a d'embryon, le "
+        "retrait est perdu.",
         "{name}'s Jack: no opponent has an embryo, the removal is lost.",
     ),
 }

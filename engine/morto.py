@@ -41,7 +41,7 @@ COPIES_PER_RANK = 4
 
 MESSAGES = {
     "morto.summary": (
-        "Manche {round} · {dealer} distribue · {alive} en vie",
+        "Tour {round} · {dealer} distribue · {alive} en vie",
         "Round {round} · {dealer} deals · {alive} alive",
     ),
     "morto.dealer_may_touch": (
@@ -49,7 +49,7 @@ MESSAGES = {
         "The dealer may touch the cards before knocking.",
     ),
     "morto.dead_cannot_touch": (
-        "{name} est mort·e : les mort·es ne reçoivent pas de carte.",
+        "{name} est mort·e\u00a0: les mort·es ne reçoivent pas de carte.",
         "{name} is dead: the dead are dealt no card.",
     ),
     "morto.not_dealt": (
@@ -61,11 +61,11 @@ MESSAGES = {
         "The dealer may speak to the dead.",
     ),
     "morto.speaker_is_dead": (
-        "{name} est mort·e : seul·e un·e vivant·e peut donner une vie en parlant à un·e mort·e.",
+        "{name} est mort·e\u00a0: seul·e un·e vivant·e peut donner une vie en parlant à un·e mort·e.",
         "{name} is dead: only a living player gives a life by speaking to the dead.",
     ),
     "morto.listener_is_alive": (
-        "{name} est vivant·e : on ne perd une vie qu'en parlant à un·e mort·e.",
+        "{name} est vivant·e\u00a0: on ne perd une vie qu'en parlant à un·e mort·e.",
         "{name} is alive: a life is given only for speaking to the dead.",
     ),
     "morto.same_player": (
@@ -73,23 +73,27 @@ MESSAGES = {
         "That takes two different players.",
     ),
     "morto.bad_cards": (
-        "La révélation donne une carte par joueur·euse servi·e : {{id: rang 1..10}}.",
+        "La révélation donne une carte par joueur·euse servi·e\u00a0: {{id: rang 1..10}}.",
         "The reveal gives one card per dealt player: {{id: rank 1..10}}.",
     ),
     "morto.bad_rank": (
-        "Rang invalide pour {name} : {value} (1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re).",
+        "Rang invalide pour {name}\u00a0: {value} (1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re).",
         "Invalid rank for {name}: {value} (1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re).",
     ),
     "morto.missing_cards": (
-        "Il manque la carte de : {names}. Chaque vivant·e servi·e révèle sa carte.",
+        "Il manque la carte de\u00a0: {names}. Chaque vivant·e servi·e révèle sa carte.",
         "Missing the card of: {names}. Every living dealt player reveals their card.",
     ),
-    "morto.card_not_dealt": (
+    "morto.card_not_dealt.one": (
         "{names} n'a pas de carte ce tour-ci (mort·e, ou revenu·e à la vie pendant le tour).",
         "{names} holds no card this round (dead, or brought back to life during it).",
     ),
+    "morto.card_not_dealt.other": (
+        "{names} n'ont pas de carte ce tour-ci (mort·es, ou revenu·es à la vie pendant le tour).",
+        "{names} hold no card this round (dead, or brought back to life during it).",
+    ),
     "morto.too_many_of_rank": (
-        "Le jeu n'a que quatre {rank_name} : {count} révélé·es, c'est impossible.",
+        "Le jeu n'a que quatre {rank_name}\u00a0: {count} révélé·es, c'est impossible.",
         "The deck has only four {rank_name}: {count} revealed is impossible.",
     ),
     "morto.cards_or_lowest": (
@@ -118,7 +122,7 @@ MESSAGES = {
     ),
     # Swap helper answers.
     "morto.swap.own_face_up": (
-        "Sa carte est face visible : pas d'échange, on garde.",
+        "Sa carte est face visible\u00a0: pas d'échange, on garde.",
         "Their own card is face up: no swap, they keep it.",
     ),
     "morto.swap.next": (
@@ -126,45 +130,45 @@ MESSAGES = {
         "May keep or swap with {target_name}.",
     ),
     "morto.swap.past_cavalli": (
-        "Cavallo à côté : peut garder ou échanger avec {target_name}, après les Cavalli.",
+        "Cavallo à côté\u00a0: peut garder ou échanger avec {target_name}, après les Cavalli.",
         "Cavallo next: may keep or swap with {target_name}, past the Cavalli.",
     ),
     "morto.swap.blocked_by_re": (
-        "Un Re face visible suit : pas d'échange possible.",
+        "Un Re face visible suit\u00a0: pas d'échange possible.",
         "A face-up Re comes next: no swap possible.",
     ),
     "morto.swap.deck": (
-        "Personne après : peut garder ou échanger avec la pioche.",
+        "Personne après\u00a0: peut garder ou échanger avec la pioche.",
         "Nobody after: may keep or swap with the deck.",
     ),
     # Sentences the screens show.
     "morto.reveal.hint": (
-        "Une carte par joueur·euse servi·e, puis validez : la plus petite perd une vie.",
+        "Une carte par joueur·euse servi·e, puis validez\u00a0: la plus petite perd une vie.",
         "One card per dealt player, then confirm: the lowest loses a life.",
     ),
     "morto.reveal.one_loses": ("{names} perd une vie", "{names} loses a life"),
     "morto.reveal.several_lose": ("{names} perdent une vie", "{names} lose a life"),
-    "morto.dead.warning": ("Mort·es — ne leur parlez pas !", "The dead — do not speak to them!"),
-    "morto.won": ("{names} gagne !", "{names} wins!"),
+    "morto.dead.warning": ("Mort·es — ne leur parlez pas\u00a0!", "The dead — do not speak to them!"),
+    "morto.won": ("{names} gagne\u00a0!", "{names} wins!"),
     "morto.shared_win": (
-        "Les dernier·es vivant·es sont mort·es ensemble : {names} se partagent la victoire.",
+        "Les dernier·es vivant·es sont mort·es ensemble\u00a0: {names} se partagent la victoire.",
         "The last living players died together: {names} share the win.",
     ),
     # The story of the table: each event in words (``describe``), and the chart of lives (``score``).
     "morto.story.touched_early": (
-        "{name} a touché ses cartes trop tôt : une vie de moins",
+        "{name} a touché ses cartes trop tôt\u00a0: une vie de moins",
         "{name} touched their cards too early: one life less",
     ),
     "morto.story.spoke_to_dead": (
-        "{living} a parlé à {dead} (mort·e) : lui donne une vie",
+        "{living} a parlé à {dead} (mort·e)\u00a0: lui donne une vie",
         "{living} spoke to {dead} (dead): gives them a life",
     ),
     "morto.story.reveal": (
-        "Révélation, manche {round} ({cards}) : {names} perd une vie",
+        "Révélation, tour {round} ({cards})\u00a0: {names} perd une vie",
         "Reveal, round {round} ({cards}): {names} loses a life",
     ),
     "morto.story.reveal_several": (
-        "Révélation, manche {round} ({cards}) : {names} perdent une vie",
+        "Révélation, tour {round} ({cards})\u00a0: {names} perdent une vie",
         "Reveal, round {round} ({cards}): {names} lose a life",
     ),
     "morto.story.lowest": (
@@ -177,7 +181,7 @@ MESSAGES = {
     ),
     "morto.story.measure": ("Vies", "Lives"),
     "morto.story.start": ("Début", "Start"),
-    "morto.story.round": ("Manche {round}", "Round {round}"),
+    "morto.story.round": ("Tour {round}", "Round {round}"),
     "morto.story.end": ("Fin", "End"),
 }
 
@@ -283,7 +287,12 @@ def check_reveal(state: dict, cards) -> dict[str, int]:
         if not holding.issuperset(cards):
             players = {p["id"]: p for p in state["players"]}
             extra = [players[pid] for pid in cards if pid not in holding]
-            raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
+            raise IllegalEvent(
+                "morto.card_not_dealt",
+                players=[p["id"] for p in extra],
+                names=_names(extra),
+                count=len(extra),
+            )
         if len(cards) < len(holding):  # every card is a holder's: some holder has none
             missing = [p for p in play_order(state) if p["id"] not in cards]
             raise IllegalEvent(
@@ -338,7 +347,9 @@ def check_lowest(state: dict, lowest) -> list[str]:
     holding = _holding(state)
     extra = [players[pid] for pid in lowest if pid not in holding]
     if extra:
-        raise IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
+        raise IllegalEvent(
+            "morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra), count=len(extra)
+        )
     if len(lowest) > COPIES_PER_RANK:
         raise IllegalEvent("morto.too_many_lowest", count=len(lowest))
     return lowest

@@ -130,9 +130,9 @@ def test_rendezvous_as_a_calendar_event(client, table):
     assert unescape(event["LOCATION"]) == "Café de la Gare, Lyon; salle du fond"
 
     description = unescape(event["DESCRIPTION"])
-    assert "- Ada : n° 8 — Dormir dehors, une nuit; seul\\e" in description.split("\n")
-    assert '- Bruno; le "grand", l\'ami\\ : n° 17 — Aventure 17' in description.split("\n")
-    assert "- Chloé : n° 13 — Aventure 13" in description.split("\n")
+    assert "- Ada\u00a0: n° 8 — Dormir dehors, une nuit; seul\\e" in description.split("\n")
+    assert '- Bruno; le "grand", l\'ami\\\u00a0: n° 17 — Aventure 17' in description.split("\n")
+    assert "- Chloé\u00a0: n° 13 — Aventure 13" in description.split("\n")
     assert f"/t/{table.code}" in description
     # The long, accented description was folded, and unfolding gave it back whole.
     assert len(event["DESCRIPTION"].encode("utf-8")) > 75
@@ -146,7 +146,7 @@ def test_same_rendezvous_same_file_and_moving_it_changes_the_uid(client, table):
     _, event = parse(first.data)
     assert "LOCATION" not in event  # no place given: no empty LOCATION
     # Before the rolls, the description says so rather than inventing adventures.
-    assert "- Ada : pas encore d'aventure" in unescape(event["DESCRIPTION"]).split("\n")
+    assert "- Ada\u00a0: pas encore d'aventure" in unescape(event["DESCRIPTION"]).split("\n")
 
     table.event("schedule", at="2031-03-14T09:05", place="Chez Ada")
     _, moved = parse(ics(client, table.code).data)
@@ -171,9 +171,9 @@ def test_description_names_who_is_out(client, table):
         table.event("refuse", player="p2")
     table.event("schedule", at="2031-03-07T19:30")
     description = unescape(parse(ics(client, table.code).data)[1]["DESCRIPTION"]).split("\n")
-    assert "- Ada : aventure proposée, pas encore acceptée (n° 8 — Aventure 8)" in description
-    assert '- Bruno; le "grand", l\'ami\\ : éliminé·e' in description
-    assert "- Chloé : n° 17 — Aventure 17" in description
+    assert "- Ada\u00a0: aventure proposée, pas encore acceptée (n° 8 — Aventure 8)" in description
+    assert '- Bruno; le "grand", l\'ami\\\u00a0: éliminé·e' in description
+    assert "- Chloé\u00a0: n° 17 — Aventure 17" in description
 
 
 def test_the_code_may_be_typed_loosely(client, table):

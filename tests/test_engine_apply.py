@@ -163,7 +163,9 @@ def plain_check_reveal(state: dict, cards) -> dict:
     holders = play_order(state)
     extra = [players[pid] for pid in cards if pid not in {p["id"] for p in holders}]
     if extra:
-        raise core.IllegalEvent("morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra))
+        raise core.IllegalEvent(
+            "morto.card_not_dealt", players=[p["id"] for p in extra], names=_names(extra), count=len(extra)
+        )
     missing = [p for p in holders if p["id"] not in cards]
     if missing:
         raise core.IllegalEvent(

@@ -268,7 +268,7 @@ def test_a_value_echoed_in_a_refusal_is_short_json(value, echoed):
 def test_text_picks_the_language_and_falls_back_to_french():
     params = {"name": "Ada"}
     assert text("morto.dead_cannot_touch", params) == (
-        "Ada est mort·e : les mort·es ne reçoivent pas de carte."
+        "Ada est mort·e\u00a0: les mort·es ne reçoivent pas de carte."
     )
     assert text("morto.dead_cannot_touch", params, "fr") == text("morto.dead_cannot_touch", params)
     assert text("morto.dead_cannot_touch", params, "en") == "Ada is dead: the dead are dealt no card."
@@ -311,7 +311,7 @@ def test_a_refusal_as_every_client_reads_it():
         "rule": "/rules/morto#dead",  # where the app's short rules explain it (engine.rulebook)
     }
     assert refusal("morto.dead_cannot_touch", params)["message"] == (
-        "Bruno est mort·e : les mort·es ne reçoivent pas de carte."
+        "Bruno est mort·e\u00a0: les mort·es ne reçoivent pas de carte."
     )
     assert "rule" not in refusal("unknown_player", {"player": "p9", "field": "player"})  # no game's rule
 
@@ -332,7 +332,9 @@ def test_a_check_answer_is_worded_at_every_depth():
     }
     turn, odd, *rest = worded_answer["turns"]
     assert turn["message"] == "Cavallo next: may keep or swap with Dario, past the Cavalli."
-    assert turn["messages"]["fr"] == "Cavallo à côté : peut garder ou échanger avec Dario, après les Cavalli."
+    assert turn["messages"]["fr"] == (
+        "Cavallo à côté\u00a0: peut garder ou échanger avec Dario, après les Cavalli."
+    )
     assert odd == {"code": 5}
     assert rest == ["text", 3]
     assert worded_answer["refusal"] is None

@@ -449,7 +449,7 @@ def test_a_full_table_refuses_a_newcomer_and_says_how_many_it_seats():
         "The table is full: at most 30 players around one game master.",
     )
     assert text(error.code, error.params, "fr") == (
-        "La table est complète : au plus 30 joueur·euses autour d'un·e même maître du jeu."
+        "La table est complète\u00a0: au plus 30 joueur·euses autour d'un·e même maître du jeu."
     )
     assert {"type": "add_player"} in core.view(GAME, game([1] * 29))["actions"]
 
@@ -503,7 +503,7 @@ def test_a_rendezvous_out_of_the_years_or_the_seconds_is_quoted(at):
         f"The rendez-vous is a date and time, “YYYY-MM-DDTHH:MM” (got: {at}).",
     )
     assert text(error.code, error.params, "fr") == (
-        f"Le rendez-vous est une date et une heure, « AAAA-MM-JJTHH:MM » (reçu : {at})."
+        f"Le rendez-vous est une date et une heure, «\u00a0AAAA-MM-JJTHH:MM\u00a0» (reçu\u00a0: {at})."
     )
 
 

@@ -557,12 +557,16 @@ def test_the_sheet_lines_of_formol_and_consanguinity():
     )
     p1, p2, p3 = core.view(GAME, state)["players"]
     assert (p1["formol_line"], p1["cc_line"]) == (
-        {"code": "gjdlv.formol", "params": {"abortions": 2, "per_abortion": 3, "formol": 6}},
+        {"code": "gjdlv.formol", "params": {"abortions": 2, "count": 2, "per_abortion": 3, "formol": 6}},
         None,
     )
-    assert text(p1["formol_line"]["code"], p1["formol_line"]["params"], "en") == (
-        "Formol: 2 abortion(s) × 3 = 6"
+    assert text(p1["formol_line"]["code"], p1["formol_line"]["params"], "en") == "Formol: 2 abortions × 3 = 6"
+    assert text(p1["formol_line"]["code"], p1["formol_line"]["params"]) == (
+        "Formol\u00a0: 2 avortements × 3 = 6"
     )
+    one = {**p1["formol_line"]["params"], "abortions": 1, "count": 1, "formol": 3}
+    assert text("gjdlv.formol", one) == "Formol\u00a0: 1 avortement × 3 = 3"
+    assert text("gjdlv.formol", one, "en") == "Formol: 1 abortion × 3 = 3"
     assert p2["formol_line"] is None
     assert p2["cc_line"] == {"code": "gjdlv.cc_single", "params": {"cc": 1, "cc_value": 5}}
     assert text(p2["cc_line"]["code"], p2["cc_line"]["params"], "en") == "1 CC → 5, no malus"

@@ -68,7 +68,7 @@ def test_a_dead_player_touching_is_named():
         "morto.dead_cannot_touch",
         {"player": "p2", "name": "Bruno"},
         "Bruno is dead: the dead are dealt no card.",
-        "Bruno est mort·e : les mort·es ne reçoivent pas de carte.",
+        "Bruno est mort·e\u00a0: les mort·es ne reçoivent pas de carte.",
     )
 
 
@@ -118,8 +118,8 @@ def test_a_reveal_naming_those_without_a_card_names_each_of_them():
     says(
         error,
         "morto.card_not_dealt",
-        {"players": ["p2", "p3"], "names": "Bruno, Chiara"},
-        "Bruno, Chiara holds no card this round (dead, or brought back to life during it).",
+        {"players": ["p2", "p3"], "names": "Bruno, Chiara", "count": 2},
+        "Bruno, Chiara hold no card this round (dead, or brought back to life during it).",
     )
 
 
@@ -166,7 +166,7 @@ def test_the_quick_reveal_refusals_say_which_rule():
     says(
         refused(state, quick(["p2", "p3"])),
         "morto.card_not_dealt",
-        {"players": ["p3"], "names": "Chiara"},
+        {"players": ["p3"], "names": "Chiara", "count": 1},
         "Chiara holds no card this round (dead, or brought back to life during it).",
     )
     says(
@@ -363,7 +363,7 @@ def test_a_reveal_check_with_a_card_for_the_dead_says_why_it_cannot_be_recorded(
     assert answer["ok"] is False and answer["complete"] is True
     assert answer["refusal"] == {
         "code": "morto.card_not_dealt",
-        "params": {"players": ["p2"], "names": "Bruno"},
+        "params": {"players": ["p2"], "names": "Bruno", "count": 1},
     }
 
 
@@ -406,7 +406,7 @@ def test_a_reveal_at_a_full_table_takes_a_card_from_each_of_the_twenty():
         "morto.bad_cards",
         {},
         "The reveal gives one card per dealt player: {id: rank 1..10}.",
-        "La révélation donne une carte par joueur·euse servi·e : {id: rang 1..10}.",
+        "La révélation donne une carte par joueur·euse servi·e\u00a0: {id: rang 1..10}.",
     )
 
 

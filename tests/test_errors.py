@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from companion.errors import Refused
 from engine import core
 from engine.core import RuleError
-from engine.messages import catalogue, text
+from engine.messages import forms, text
 from engine.rulebook import rule_url
 from tests.conftest import MORTO_NAMES, bearer
 
@@ -36,7 +36,7 @@ def refused(response, status: int, code: str, language: str = "fr") -> dict:
     assert list(error) == ["code", "message", "messages", "params", *(["rule"] if rule else [])]
     assert error.get("rule") == rule
     assert error["code"] == code
-    assert code in catalogue()  # worded, not a bare code
+    assert forms(code)  # worded, not a bare code
     params = error["params"]
     assert isinstance(params, dict)
     assert error["messages"] == {"fr": text(code, params, "fr"), "en": text(code, params, "en")}

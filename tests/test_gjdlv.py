@@ -850,7 +850,11 @@ def test_every_code_in_the_module_is_worded():
     }
     assert set(re.findall(r"f\"(gjdlv\.[a-z_.]+\.)\{", code)) == set(families)
     used |= {prefix + member for prefix, members in families.items() for member in members}
-    assert used <= set(gjdlv.MESSAGES)
+    used |= {f"{code}.{form}" for code in used for form in ("one", "other")} & set(gjdlv.MESSAGES)
+    assert {code for code in used if not code.endswith((".one", ".other"))} <= set(gjdlv.MESSAGES) | {
+        code.rsplit(".", 1)[0]
+        for code in gjdlv.MESSAGES  # a sentence in plural forms
+    }
     # No dead message: each is named by the engine or by the game's pages (a sentence they show).
     games = Path(gjdlv.__file__).parent.parent / "static" / "js" / "games"
     page = "\n".join(path.read_text("utf-8") for path in sorted(games.glob("gjdlv*.js")))

@@ -116,8 +116,8 @@ def test_a_page_downloads_its_part_of_the_catalogue(client, make_table):
 def test_each_part_holds_the_shell_and_its_game_only_and_never_the_rules():
     for lang in LANGS:
         whole, parts = i18n.catalogue(lang), {name: i18n.part(lang, name) for name in i18n.PARTS}
-        rules = {key for key in whole if key.startswith("ui.rules.")}
-        assert rules and not rules & parts["all"].keys()  # only the server-rendered rules pages say them
+        rules = {key for key in whole if key.startswith(("ui.rules.", "ui.calendar."))}
+        assert rules and not rules & parts["all"].keys()  # only the server says them (rules pages, .ics)
         # Every other sentence reaches the pages; the seats dialog's and a player's page's, only theirs.
         page_only = set().union(
             *(json.loads((i18n.FOLDER / lang / f"{name}.json").read_text("utf-8")) for name in i18n.PAGE_ONLY)

@@ -64,8 +64,8 @@ def modules(template: str, game: str) -> list[str]:
 
 
 def named(paths: list[str], words: dict[str, str]) -> dict[str, set[str]]:
-    """The keys the modules name, by what names them: a key written whole, a template's family, or
-    the key a count completes."""
+    """The keys the modules name, by what names them: a key written whole, a template's family, the
+    key a count completes, or the plural forms (``.one``, ``.other``) `t` chooses between."""
     found: dict[str, set[str]] = {}
     for path in paths:
         for _, text, end in KEY.findall(Path(path).read_text("utf-8")):
@@ -75,6 +75,7 @@ def named(paths: list[str], words: dict[str, str]) -> dict[str, set[str]]:
                 keys = {text}
             else:
                 keys = {f"{text}_{count}" for count in COUNTS} & words.keys()
+                keys |= {f"{text}.{form}" for form in ("one", "other")} & words.keys()
             assert keys, f"{path} names {text!r}, which is no sentence of the catalogue"
             found[f"{path.rsplit('/', 1)[-1]}: {text}"] = keys
     return found

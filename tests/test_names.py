@@ -403,15 +403,16 @@ def test_an_import_is_a_new_table_and_is_checked_as_one(app, client, make_table)
 @pytest.mark.parametrize(
     ("names", "shown"),
     [
-        ("Ada", "Ada gagne !"),
-        ("Zoé-Åsa 3", "Zoé-Åsa 3 gagne !"),  # nothing that can turn a sentence: as typed
-        (f"{RLO}Bob", f"{FSI}{RLO}Bob{PDI} gagne !"),
-        ("שרה", f"{FSI}שרה{PDI} gagne !"),
-        ("فاطمة", f"{FSI}فاطمة{PDI} gagne !"),
-        ("Ana \u0663", f"{FSI}Ana \u0663{PDI} gagne !"),  # an Arabic-Indic digit
-        (f"{FSI}שרה{PDI}, Ada", f"{FSI}שרה{PDI}, Ada gagne !"),  # isolated already: moves nothing
-        (f"{PDI}{RLO}Bob", f"{FSI}{FSI}{PDI}{RLO}Bob{PDI} gagne !"),  # its stray PDI cannot end ours early
-        (f"{FSI}Bob", f"{FSI}{FSI}Bob{PDI}{PDI} gagne !"),  # nor its open isolate ours late
+        ("Ada", "Ada gagne\u00a0!"),
+        ("Zoé-Åsa 3", "Zoé-Åsa 3 gagne\u00a0!"),  # nothing that can turn a sentence: as typed
+        (f"{RLO}Bob", f"{FSI}{RLO}Bob{PDI} gagne\u00a0!"),
+        ("שרה", f"{FSI}שרה{PDI} gagne\u00a0!"),
+        ("فاطمة", f"{FSI}فاطمة{PDI} gagne\u00a0!"),
+        ("Ana \u0663", f"{FSI}Ana \u0663{PDI} gagne\u00a0!"),  # an Arabic-Indic digit
+        (f"{FSI}שרה{PDI}, Ada", f"{FSI}שרה{PDI}, Ada gagne\u00a0!"),  # isolated already: moves nothing
+        # Its stray PDI cannot end ours early.
+        (f"{PDI}{RLO}Bob", f"{FSI}{FSI}{PDI}{RLO}Bob{PDI} gagne\u00a0!"),
+        (f"{FSI}Bob", f"{FSI}{FSI}Bob{PDI}{PDI} gagne\u00a0!"),  # nor its open isolate ours late
     ],
 )
 def test_a_parameter_that_could_turn_a_sentence_around_is_isolated(names, shown):
@@ -449,11 +450,11 @@ def test_the_pages_and_the_refusals_isolate_what_could_turn_them_around(app, cli
     table = make_table("morto", ["Ana", "Bob", "Cyd"], {"lives": 1})
     rewrite(app, table.code, players=["Ana", f"{RLO}Bob", "Cyd"])  # stored before overrides were refused
     error = refused(table.post("spoke_to_dead", living="p3", dead="p2"), 422, "morto.listener_is_alive")
-    assert error["message"].startswith(f"{FSI}{RLO}Bob{PDI} est vivant·e : ")
+    assert error["message"].startswith(f"{FSI}{RLO}Bob{PDI} est vivant·e\u00a0: ")
     table.event("reveal", cards={"p1": 1, "p2": 10, "p3": 2})  # Ana dies
     table.event("reveal", cards={"p2": 10, "p3": 2})  # Cyd dies: Bob wins
     page = client.get(f"/t/{table.code}/results").get_data(as_text=True)
-    assert f"{FSI}{RLO}Bob{PDI} gagne !" in page  # the verdict, worded by the page's t()
+    assert f"{FSI}{RLO}Bob{PDI} gagne\u00a0!" in page  # the verdict, worded by the page's t()
     assert f"{FSI}{RLO}Bob{PDI} perd" not in page and "Ana perd une vie" in page  # the story
 
 
@@ -461,8 +462,8 @@ def test_the_calendar_isolates_names_and_titles(make_table, client):
     table = make_table("existentiel", [{"name": "שרה", "birth_month": 3}, {"name": "Ada", "birth_month": 4}])
     table.event("schedule", at="2031-03-07T19:30", place="Chez Ada")
     ics = client.get(f"/api/tables/{table.code}/rendezvous.ics").get_data(as_text=True).replace("\r\n ", "")
-    assert f"- {FSI}שרה{PDI} : pas encore d'aventure" in ics.replace("\\n", "\n")
-    assert "- Ada : pas encore d'aventure" in ics.replace("\\n", "\n")
+    assert f"- {FSI}שרה{PDI}\u00a0: pas encore d'aventure" in ics.replace("\\n", "\n")
+    assert "- Ada\u00a0: pas encore d'aventure" in ics.replace("\\n", "\n")
 
 
 # --- the CSV: no cell a spreadsheet would run ------------------------------------------------------------
@@ -488,13 +489,19 @@ FORMULAS = [
 ]
 
 
+def french_csv(export: str):
+    """The rows of a French CSV export: a byte order mark, then cells split on ";"."""
+    assert export.startswith("\ufeff")
+    return csv.reader(io.StringIO(export[1:]), delimiter=";")
+
+
 def test_the_csv_defuses_every_formula_opener(app, client, make_table):
     plain = ["Zoé", "1+1", "a=b", "−1"]  # U+2212 MINUS SIGN starts no formula
     names = plain + FORMULAS
     table = make_table("morto", [f"P{n}" for n in range(len(names))])
     rewrite(app, table.code, players=names)
     export = client.get(f"/api/tables/{table.code}/export.csv").get_data(as_text=True)
-    header = next(csv.reader(io.StringIO(export)))
+    header = next(french_csv(export))
     assert header[1 : 1 + len(plain)] == plain
     assert header[1 + len(plain) :] == ["'" + name for name in FORMULAS]
 
@@ -514,8 +521,6 @@ def test_the_csv_defuses_a_label_that_begins_with_a_name(app, client, make_table
     table.event("accept", player="p2")
     table.event("validate", player="p1", success=True)
     rewrite(app, table.code, players=[{"name": "＝HYPERLINK(1)", "birth_month": 3}, EXISTENTIEL_PLAYERS[1]])
-    rows = list(
-        csv.reader(io.StringIO(client.get(f"/api/tables/{table.code}/export.csv").get_data(as_text=True)))
-    )
+    rows = list(french_csv(client.get(f"/api/tables/{table.code}/export.csv").get_data(as_text=True)))
     labels = [row[0] for row in rows]
     assert "'＝HYPERLINK(1), aventure 4" in labels, labels

@@ -73,13 +73,13 @@ MORTO_EVENTS = [
 def test_morto_every_event_in_words():
     words = said("morto", MORTO_PLAYERS, {"lives": 2}, MORTO_EVENTS)
     assert words == [
-        ("morto.story.touched_early", "Marc a touché ses cartes trop tôt : une vie de moins"),
-        ("morto.story.touched_early", "Marc a touché ses cartes trop tôt : une vie de moins"),
-        ("morto.story.spoke_to_dead", "Zoé a parlé à Marc (mort·e) : lui donne une vie"),
-        ("morto.story.reveal", "Révélation, manche 1 (Léa Re · Zoé 2 · Yann 5) : Zoé perd une vie"),
+        ("morto.story.touched_early", "Marc a touché ses cartes trop tôt\u00a0: une vie de moins"),
+        ("morto.story.touched_early", "Marc a touché ses cartes trop tôt\u00a0: une vie de moins"),
+        ("morto.story.spoke_to_dead", "Zoé a parlé à Marc (mort·e)\u00a0: lui donne une vie"),
+        ("morto.story.reveal", "Révélation, tour 1 (Léa Re · Zoé 2 · Yann 5)\u00a0: Zoé perd une vie"),
         (
             "morto.story.reveal_several",
-            "Révélation, manche 2 (Léa 3 · Marc 3 · Yann Cavallo) : Léa, Marc perdent une vie",
+            "Révélation, tour 2 (Léa 3 · Marc 3 · Yann Cavallo)\u00a0: Léa, Marc perdent une vie",
         ),
         ("morto.story.lowest", "Yann avait la plus petite carte\u00a0: −1 vie"),
         ("morto.story.lowest_several", "Léa, Yann avaient la plus petite carte\u00a0: −1 vie chacun·e"),
@@ -155,19 +155,19 @@ def test_existentiel_every_event_in_words():
     words = said("existentiel", players, {}, events)
     assert [sentence for _, sentence in words] == [
         "Zoé rejoint la partie",
-        "Titre de l'aventure 7 : « Danser sous la pluie »",
-        "Rendez-vous fixé : 2031-03-07 19:30",
-        "Rendez-vous fixé : 2031-03-07 19:30, Chez Ada",
-        "Ada lance 4 : aventure 7",
+        "Titre de l'aventure 7\u00a0: «\u00a0Danser sous la pluie\u00a0»",
+        "Rendez-vous fixé\u00a0: 2031-03-07 19:30",
+        "Rendez-vous fixé\u00a0: 2031-03-07 19:30, Chez Ada",
+        "Ada lance 4\u00a0: aventure 7",
         "Ada accepte l'aventure 7",
-        "Bruno lance 1 : aventure 12",
-        "Bruno refuse l'aventure 12 : un joker de moins",
-        "Bruno lance 2 : aventure 14",
+        "Bruno lance 1\u00a0: aventure 12",
+        "Bruno refuse l'aventure 12\u00a0: un joker de moins",
+        "Bruno lance 2\u00a0: aventure 14",
         "Bruno accepte l'aventure 14",
-        "Zoé lance 1 : aventure 2",
+        "Zoé lance 1\u00a0: aventure 2",
         "Zoé accepte l'aventure 2",
-        "Aventure 7 de Ada validée",
-        "Aventure 14 de Bruno ratée : un joker de moins",
+        "Aventure 7 d'Ada validée",
+        "Aventure 14 de Bruno ratée\u00a0: un joker de moins",
         "Aventure 2 de Zoé validée",
     ]
     series = core.timeline("existentiel", players, {}, events)
@@ -185,13 +185,13 @@ def test_existentiel_every_event_in_words():
     out = said("existentiel", solo, {}, [*spent, ex("roll", "p1", die=1), ex("refuse", "p1")])
     assert out[-1] == (
         "existentiel.story.refuse_eliminated",
-        "Ada refuse l'aventure 5 sans joker : éliminé·e",
+        "Ada refuse l'aventure 5 sans joker\u00a0: éliminé·e",
     )
     failed = [*spent, ex("roll", "p1", die=1), ex("accept", "p1"), ex("validate", "p1", success=False)]
     out2 = said("existentiel", solo, {}, failed)
     assert out2[-1] == (
         "existentiel.story.validate_eliminated",
-        "Aventure 5 de Ada ratée sans joker : éliminé·e",
+        "Aventure 5 d'Ada ratée sans joker\u00a0: éliminé·e",
     )
     # The game ended on a validation: its last point is that one, no end point after it.
     assert (
@@ -234,10 +234,10 @@ def test_gjdlv_score_sheet_events_in_words_and_totals_per_round():
         {"type": "close_round"},
     ]
     assert [sentence for _, sentence in said("gjdlv", players, options, events)] == [
-        "Bruno : nouveau-né 4♥ × 9♠",
-        "Ada : nouveau-né Q♥ × K♠",
-        "La Dame de Ada prend le dernier nouveau-né de Bruno (4♥ × 9♠)",
-        "Chiara : un avortement au Formol",
+        "Bruno\u00a0: nouveau-né 4♥ × 9♠",
+        "Ada\u00a0: nouveau-né Q♥ × K♠",
+        "La Dame d'Ada prend le dernier nouveau-né de Bruno (4♥ × 9♠)",
+        "Chiara\u00a0: un avortement au Formol",
         "Manche 1 sur 5 close",
     ]
     series = core.timeline("gjdlv", players, options, events + [{"type": "close_round"}])
@@ -308,7 +308,7 @@ def test_gjdlv_a_round_played_through_in_words():
     found: list[tuple[str, str]] = []
     # A birth; a held GM discarded at its player's phase 0.
     found += tracker_said(3, "simples", [deal("9C", "10C"), *FIRST_LAP, birth("p1")])
-    assert found[0] == ("gjdlv.story.deal", "Distribution : 6 GM chacun·e, au Mouchoir : 9♣ 10♣")
+    assert found[0] == ("gjdlv.story.deal", "Distribution\u00a0: 6 GM chacun·e, au Mouchoir\u00a0: 9♣ 10♣")
     assert found[-1] == ("gjdlv.story.birth", "Ada met au monde 6♥ × 4♠")
     held = tracker_said(
         3,
@@ -324,21 +324,21 @@ def test_gjdlv_a_round_played_through_in_words():
             birth("p1", "5S"),
         ],
     )
-    assert held[2] == ("gjdlv.story.hold", "Ada se retient : un GM dans l'urètre")
+    assert held[2] == ("gjdlv.story.hold", "Ada se retient\u00a0: un GM dans l'urètre")
     assert held[-1] == ("gjdlv.story.discard_held", "Ada défausse 5♠ de son urètre au Mouchoir")
     found += held
     # The contest: nobody, a winner, all tied.
     contest = tracker_said(4, "simples", FOUR_HOLDING + [ejac(p1="10S", p2="9C", p3="4S")])
-    assert contest[0] == ("gjdlv.story.deal_even", "Distribution : 5 GM chacun·e, rien au Mouchoir")
-    assert contest[5] == ("gjdlv.story.ejaculate_none", "Personne n'éjacule sur 2♥ : menstruation")
+    assert contest[0] == ("gjdlv.story.deal_even", "Distribution\u00a0: 5 GM chacun·e, rien au Mouchoir")
+    assert contest[5] == ("gjdlv.story.ejaculate_none", "Personne n'éjacule sur 2♥\u00a0: menstruation")
     assert contest[-1] == (
         "gjdlv.story.ejaculate_won",
-        "Éjaculations sur 6♥ (Ada 10♠ · Bruno 9♣ · Chiara 4♠) : Chiara féconde avec 4♠",
+        "Éjaculations sur 6♥ (Ada 10♠ · Bruno 9♣ · Chiara 4♠)\u00a0: Chiara féconde avec 4♠",
     )
     tied = tracker_said(4, "simples", FOUR_HOLDING + [ejac(p1="2S", p2="10S", p3="2C")])
     assert tied[-1] == (
         "gjdlv.story.ejaculate_lost",
-        "Éjaculations sur 6♥ (Ada 2♠ · Bruno 10♠ · Chiara 2♣) : personne ne l'emporte, menstruation",
+        "Éjaculations sur 6♥ (Ada 2♠ · Bruno 10♠ · Chiara 2♣)\u00a0: personne ne l'emporte, menstruation",
     )
     found += contest + tied
     # Each holder answering for themselves: the answers, then the last one settling the contest.
@@ -357,7 +357,7 @@ def test_gjdlv_a_round_played_through_in_words():
         ("gjdlv.story.contest_decline", "Ada n'éjacule pas sur 6♥ et se retient encore"),
         (
             "gjdlv.story.ejaculate_won",
-            "Éjaculations sur 6♥ (Bruno 9♣ · Chiara 4♠) : Chiara féconde avec 4♠",
+            "Éjaculations sur 6♥ (Bruno 9♣ · Chiara 4♠)\u00a0: Chiara féconde avec 4♠",
         ),
     ]
     found += answered
@@ -375,10 +375,10 @@ def test_gjdlv_a_round_played_through_in_words():
         ],
     )
     assert surrogacy[-2:] == [
-        ("gjdlv.story.surrogate", "Bruno mère-porte l'embryon 6♥ × A♠ de Ada avec 5♠"),
+        ("gjdlv.story.surrogate", "Bruno mère-porte l'embryon 6♥ × A♠ d'Ada avec 5♠"),
         (
             "gjdlv.story.cancel_surrogacy",
-            "Chiara annule la mère-porteuse de Bruno avec Q♣ : l'embryon reste à Ada",
+            "Chiara annule la mère-porteuse de Bruno avec Q♣\u00a0: l'embryon reste à Ada",
         ),
     ]
     aborted = tracker_said(
@@ -388,8 +388,11 @@ def test_gjdlv_a_round_played_through_in_words():
     )
     assert aborted[-3:] == [
         ("gjdlv.story.fecundate", "Ada féconde 6♥ avec 4♣"),
-        ("gjdlv.story.abort", "Bruno avorte l'embryon 6♥ × 4♣ de Ada avec 4♠"),
-        ("gjdlv.story.cancel_abortion", "Ada annule l'avortement de Bruno avec K♠ : l'embryon revient à Ada"),
+        ("gjdlv.story.abort", "Bruno avorte l'embryon 6♥ × 4♣ d'Ada avec 4♠"),
+        (
+            "gjdlv.story.cancel_abortion",
+            "Ada annule l'avortement de Bruno avec K♠\u00a0: l'embryon revient à Ada",
+        ),
     ]
     removal = tracker_said(
         3,
@@ -406,7 +409,7 @@ def test_gjdlv_a_round_played_through_in_words():
             {"type": "remove_embryo", "player": "p1", "from": "p3"},
         ],
     )
-    assert removal[-1] == ("gjdlv.story.remove_embryo", "Le Valet de Ada retire l'embryon 5♥ × A♠ de Chiara")
+    assert removal[-1] == ("gjdlv.story.remove_embryo", "Le Valet d'Ada retire l'embryon 5♥ × A♠ de Chiara")
     assert removal[1] == ("gjdlv.story.ovulate", "Ada ovule J♥")
     found += surrogacy + aborted + removal
     found += last_lap()
@@ -421,7 +424,7 @@ def last_lap() -> list[tuple[str, str]]:
     late = tracker_said(6, "simples", [deal("9C", "10C"), *LATE_EXPRESS, birth("p1")])
     assert late[-1] == (
         "gjdlv.story.birth_late",
-        "L'embryon 6♥ × 6♠ de Ada, commencé au dernier tour, ne vient pas à terme",
+        "L'embryon 6♥ × 6♠ d'Ada, commencé au dernier tour, ne vient pas à terme",
     )
     # p3 announces (their last card aborts p2's fecundation); p2 spends their last card aborting p4's
     # before their turn comes back: they pass, then p3's phase 0 ends the round.
@@ -454,7 +457,7 @@ def last_lap() -> list[tuple[str, str]]:
         ],
     )
     assert passing[-2:] == [
-        ("gjdlv.story.pass", "Bruno passe : plus de GM en main"),
+        ("gjdlv.story.pass", "Bruno passe\u00a0: plus de GM en main"),
         ("gjdlv.story.close_round", "Manche 1 sur 5 close"),
     ]
     return late + passing
@@ -489,10 +492,10 @@ def test_the_story_words_undone_events_against_the_state_they_were_applied_to():
     ]
     words = core.story("morto", MORTO_PLAYERS, {"lives": 2}, entries)
     assert [text(w["code"], w["params"]) for w in words] == [
-        "Marc a touché ses cartes trop tôt : une vie de moins",
-        "Marc a touché ses cartes trop tôt : une vie de moins",
-        "Zoé a parlé à Marc (mort·e) : lui donne une vie",
-        "Révélation, manche 1 (Léa Re · Marc 5 · Zoé 3 · Yann Fante) : Zoé perd une vie",
+        "Marc a touché ses cartes trop tôt\u00a0: une vie de moins",
+        "Marc a touché ses cartes trop tôt\u00a0: une vie de moins",
+        "Zoé a parlé à Marc (mort·e)\u00a0: lui donne une vie",
+        "Révélation, tour 1 (Léa Re · Marc 5 · Zoé 3 · Yann Fante)\u00a0: Zoé perd une vie",
     ]
     # Without the undos, the reveal is refused there (Marc holds no card after dying): said so.
     words = core.describe("morto", MORTO_PLAYERS, {"lives": 2}, [e["event"] for e in entries])
@@ -613,10 +616,10 @@ def test_the_timeline_route(client, make_table):
 def test_the_results_page_of_a_finished_game(client, make_table):
     table = finished_morto(make_table)
     page = client.get(f"/t/{table.code}/results").get_data(as_text=True)
-    assert "Léa gagne !" in page
+    assert "Léa gagne\u00a0!" in page
     assert "Marc a touché" not in page  # only events in effect are told
-    assert "Zoé a touché ses cartes trop tôt : une vie de moins" in page
-    assert "Révélation, manche 1 (Léa Re · Marc Asso · Zoé 5) : Marc perd une vie" in page
+    assert "Zoé a touché ses cartes trop tôt\u00a0: une vie de moins" in page
+    assert "Révélation, tour 1 (Léa Re · Marc Asso · Zoé 5)\u00a0: Marc perd une vie" in page
     assert 'id="results-data"' in page and 'media="print"' in page and "css/print.css" in page
     assert f"/api/tables/{table.code}/export.csv" in page
     english = client.get(f"/t/{table.code}/results", headers={"Accept-Language": "en-US"}).get_data(
@@ -783,16 +786,28 @@ def test_the_csv_export(client, make_table):
     response = client.get(f"/api/tables/{table.code}/export.csv")
     assert response.status_code == 200 and response.mimetype == "text/csv"
     assert response.headers["Content-Disposition"] == f'attachment; filename="arbitre-{table.code}.csv"'
-    rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+    # French: what a French spreadsheet opens at a double click, a byte order mark then cells split on ";".
+    body = response.get_data()
+    assert body.startswith(b"\xef\xbb\xbf\xc3\x89tape;L\xc3\xa9a;Marc;Zo\xc3\xa9\r\n")
+    rows = list(csv.reader(io.StringIO(body.decode("utf-8")[1:]), delimiter=";"))
     assert rows == [
         ["Étape", "Léa", "Marc", "Zoé"],
         ["Début", "2", "2", "2"],
-        ["Manche 1", "2", "1", "2"],
-        ["Manche 2", "2", "0", "1"],
-        ["Manche 3", "2", "0", "0"],
+        ["Tour 1", "2", "1", "2"],
+        ["Tour 2", "2", "0", "1"],
+        ["Tour 3", "2", "0", "0"],
     ]
+    # English: "," and no mark, whether the request's language or the page's (?lang=) says so.
     english = client.get(f"/api/tables/{table.code}/export.csv", headers={"Accept-Language": "en"})
+    assert english.get_data().startswith(b"Step,")
     assert english.get_data(as_text=True).splitlines()[:2] == ["Step,Léa,Marc,Zoé", "Start,2,2,2"]
+    asked = client.get(f"/api/tables/{table.code}/export.csv?lang=en", headers={"Accept-Language": "fr"})
+    assert asked.get_data() == english.get_data()
+    # The page's link names its own language, so the file matches the page whatever the browser says.
+    page = client.get(f"/t/{table.code}/results", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert f"/api/tables/{table.code}/export.csv?lang=en" in page
+    french = client.get(f"/api/tables/{table.code}/export.csv?lang=fr", headers={"Accept-Language": "en"})
+    assert french.get_data() == body
 
 
 def test_the_csv_export_defuses_formulas_in_names(client, make_table):
@@ -800,9 +815,8 @@ def test_the_csv_export_defuses_formulas_in_names(client, make_table):
         "existentiel", [{"name": "=SUM(A1)", "birth_month": 3}, {"name": "Bo", "birth_month": 4}]
     )
     table.event("add_player", name="@cmd", birth_month=2)  # joined later: empty cells before
-    rows = list(
-        csv.reader(io.StringIO(client.get(f"/api/tables/{table.code}/export.csv").get_data(as_text=True)))
-    )
+    export = client.get(f"/api/tables/{table.code}/export.csv").get_data(as_text=True)
+    rows = list(csv.reader(io.StringIO(export.removeprefix("\ufeff")), delimiter=";"))
     assert rows == [["Étape", "'=SUM(A1)", "Bo", "'@cmd"], ["Début", "0", "0", ""]]
 
 

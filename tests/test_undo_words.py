@@ -25,4 +25,4 @@ def test_annuler_is_only_ever_a_cancel_and_defaire_the_undo():
     assert french["ui.story.undone"] == "défait" and french["ui.shell.happened.undone"] == "Défait"
     # The over hints name the undo button by its word.
     for key in ("ui.morto.over_hint", "ui.existentiel.over_hint", "ui.gjdlv.over_hint"):
-        assert "« Défaire »" in french[key] and "“Undo”" in english[key], key
+        assert "«\u00a0Défaire\u00a0»" in french[key] and "“Undo”" in english[key], key

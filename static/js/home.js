@@ -34,7 +34,7 @@ function row(table) {
   const code = displayCode(table.code);
   const results = table.over
     ? h("a", { class: "button secondary my-results", href: `/t/${table.code}/results`,
-      "aria-label": t("ui.home.results_label", { code }) }, t("ui.home.results"))
+      "aria-label": t("ui.home.results_label", { code }) }, t("ui.ending.results"))
     : null;
   const forgetButton = h("button", { type: "button", class: "secondary my-forget", "aria-label": t("ui.home.forget", { code }),
     onclick: () => {

@@ -62,16 +62,45 @@ export function isolate(value) {
   return FSI.repeat(1 + stray) + text + PDI.repeat(1 + depth);
 }
 
-// Every param isolated as it needs: a name never turns the sentence that quotes it around.
-function format(template, params) {
-  return template
+// The French words that elide before a param pronounced with a vowel first ("de {name}" -> "d'Omar"):
+// engine/messages.py's ELIDING, and `elides` the same decision as there.
+const ELIDING = ["de", "que", "lorsque", "puisque", "quoique", "jusque", "le", "la", "je", "me", "te", "se", "ne"];
+const ELISION = new RegExp(`(?<![\\p{L}\\p{N}_'])(${ELIDING.join("|")}) \\{(\\w+)\\}`, "giu");
+const VOWELS = "aeiouœæ";
+
+// Whether a French word elides before `name`: a vowel first, accented or not (d'Ada, d'Élodie), an H
+// (d'Hugo, d'Hélène), or a Y before a consonant (d'Yves, but de Yasmine, de Yann); never a number.
+export function elides(name) {
+  if (typeof name !== "string") return false;
+  const letters = [...name].slice(0, 3).join("").toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
+  const [first = "", second = ""] = [...letters];
+  if (first === "y") return /\p{L}/u.test(second) && !`${VOWELS}y`.includes(second);
+  return first !== "" && `${VOWELS}h`.includes(first);
+}
+
+// The plural form of `count` in the page's language ("one" for 0 and 1 in French, 1 in English).
+export function plural(count) {
+  return typeof count === "number" && new Intl.PluralRules(lang).select(count) === "one" ? "one" : "other";
+}
+
+// The key that says `key`: itself, or its `.one`/`.other` form for `params.count`.
+function form(key, params) {
+  return key in words || !(`${key}.other` in words) ? key : `${key}.${plural(params.count)}`;
+}
+
+// Every param isolated as it needs: a name never turns the sentence that quotes it around; in French,
+// the word before it elided when it calls for it.
+export function format(template, params) {
+  const elided = lang === "fr" ? template.replace(ELISION, (whole, word, key) =>
+    (elides(params[key]) ? `${word.slice(0, -1)}'{${key}}` : whole)) : template;
+  return elided
     .replace(/\{(\w+)\}/g, (whole, key) => (key in params ? isolate(params[key]) : whole))
     .replace(/\{\{/g, "{").replace(/\}\}/g, "}");
 }
 
 // `key` (an interface key "ui.…" or an engine code) worded in the page's language.
 export function t(key, params = {}) {
-  const template = words[key];
+  const template = words[form(key, params)];
   if (template === undefined && loaded && !missing.has(key)) {
     missing.add(key);
     document.documentElement.dataset.i18nMissing = [...missing].join(" ");

@@ -107,7 +107,7 @@ function drawNotes(state) {
       h("h2", {}, t("ui.player.refused_title")),
       h("p", { class: "rejected-reason" }, wording(entry.error)),
       h("button", { type: "button", class: "secondary", onclick: async () => { await table.dismiss(entry.seq); render(true); } },
-        t("ui.player.seen"))));
+        t("ui.sync.seen"))));
   }
   // The player's own latest move, while it is the table's latest: theirs to take back.
   if (seat && !lost && table?.mine && table.mine.kind === "event" && table.mine.version === answer.version) {

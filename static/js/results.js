@@ -116,7 +116,7 @@ function drawPicture() {
   let y = EDGE + 34;
   ctx.fillStyle = ink.muted;
   ctx.font = `600 34px ${FONT}`;
-  ctx.fillText(`${t("ui.shell.app_name")} · ${t("ui.results.heading")}`, EDGE, y);
+  ctx.fillText(`${t("ui.shell.app_name")} · ${t("ui.ending.results")}`, EDGE, y);
   y += 72;
   ctx.fillStyle = ink.ink;
   ctx.font = `800 60px ${FONT}`;

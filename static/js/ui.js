@@ -52,7 +52,7 @@ export function hearts(lives, max) {
   const shown = Math.max(lives, max);
   const items = [];
   for (let i = 0; i < shown; i++) items.push(h("span", { class: i < lives ? "full" : "lost" }, i < lives ? "♥" : "♡"));
-  const label = t(`ui.shell.lives.${new Intl.PluralRules(lang).select(lives) === "one" ? "one" : "other"}`, { n: lives });
+  const label = t("ui.shell.lives", { count: lives });
   return h("span", { class: "hearts", role: "img", "aria-label": label, "data-lives": lives }, items);
 }
 

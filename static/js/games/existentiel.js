@@ -7,7 +7,7 @@ import { byId, fill, h } from "../ui.js";
 import { isolate, lang, t } from "../i18n.js";
 import { ending } from "../ending.js";
 
-export const month = (n) => t(`ui.existentiel.month.${n}`);
+export const month = (n) => t(`ui.shell.month.${n}`);
 
 // --- the engine's words and actions ------------------------------------------------------------
 
@@ -74,7 +74,7 @@ function formatAt(at) {
 
 export function statusPills(p) {
   return [
-    p.status === "eliminated" ? h("span", { class: "pill out", "data-status": "eliminated" }, t("ui.existentiel.status.eliminated")) : null,
+    p.status === "eliminated" ? h("span", { class: "pill out", "data-status": "eliminated" }, t("ui.existentiel.standing.eliminated")) : null,
     p.status === "left" ? h("span", { class: "pill left", "data-status": "left" }, t("ui.existentiel.status.left")) : null,
     p.title === "maitre" ? h("span", { class: "pill maitre", "data-title": "maitre" }, t("ui.existentiel.maitre")) : null,
   ];

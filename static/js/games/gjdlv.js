@@ -127,7 +127,7 @@ export function sheet(state, p, seat = null) {
 
 export function sheetsCard(state, title = true, seat = null) {
   return h("section", { class: "card gj-round", id: "round-sheet" },
-    title ? h("h2", {}, t("ui.gjdlv.round_of", { round: state.round, rounds: state.rounds })) : null,
+    title ? h("h2", {}, t("gjdlv.summary.sheet", { round: state.round, rounds: state.rounds })) : null,
     h("div", { class: "gj-sheets" }, state.players.map((p) => sheet(state, p, seat))));
 }
 
@@ -232,7 +232,7 @@ export function chartCard(state) {
     grid.push(svg("text", { x: x(r), y: H - 10, "text-anchor": "middle", class: `gj-tick${r <= closed ? "" : " later"}` }, r));
   }
   const label = t("ui.gjdlv.chart_label", { series: state.players.map((p, i) =>
-    t("ui.gjdlv.chart_series", { name: p.name, totals: series[i].slice(1).join(", ") || "0" })).join(" ; ") });
+    t("ui.gjdlv.chart_series", { name: p.name, totals: series[i].slice(1).join(", ") || "0" })).join(t("ui.gjdlv.chart_series_between")) });
   const lines = state.players.map((p, i) => svg("g", { "data-line": p.id, style: `--pc:${colorOf(state, p.id)}` },
     svg("polyline", { points: series[i].map((v, r) => `${x(r).toFixed(1)},${y(v).toFixed(1)}`).join(" "),
       class: "gj-line", "stroke-dasharray": dashOf(state, p.id) }),

@@ -16,9 +16,9 @@ function myFacts(state, p) {
   const fact = (key, value, attr) => h("div", {}, h("dt", {}, t(key)), h("dd", { [attr]: value }, value));
   return h("dl", { class: "facts my-facts" },
     fact("ui.player.round_score", p.round_score, "data-my-round"),
-    fact("ui.player.total", p.total, "data-my-total"),
+    fact("ui.gjdlv.total", p.total, "data-my-total"),
     fact("ui.player.nursery", p.nursery, "data-my-nursery"),
-    fact("ui.player.formol", p.formol, "data-my-formol"));
+    fact("ui.gjdlv.formol", p.formol, "data-my-formol"));
 }
 
 // Whose turn it is, and whether this player may act now (their turn, or an answer of theirs).

@@ -158,7 +158,7 @@ function abortionCard(state, ctx) {
   if (!listed.length) return null;
   const players = byId(state);
   return h("section", { class: "card", id: "abortions" },
-    h("h2", {}, h("span", {}, t("ui.gjdlv.abortion")), " ", h("small", {}, t("gjdlv.abortion_hint", { per_abortion: state.per_abortion }))),
+    h("h2", {}, h("span", {}, t("ui.gjdlv.qa.tab.abortion")), " ", h("small", {}, t("gjdlv.abortion_hint", { per_abortion: state.per_abortion }))),
     h("div", { class: "gj-chips" }, listed.map((action) => {
       const p = players[action.player];
       return h("button", { type: "button", class: "gj-chip", "data-action": "abortion", "data-player": p.id,

@@ -195,7 +195,7 @@ function revealSheet(state, players, ctx, action) {
   const ready = answer === null || Boolean(answer?.complete);
   return h("section", { class: "card sheet", id: "full-sheet" },
     h("h2", {}, h("span", {}, t("ui.morto.reveal")), " ",
-      h("small", { "data-tapped": tapped, "aria-label": t("ui.morto.tapped", { tapped, count: order.length }) }, `${tapped}/${order.length}`)),
+      h("small", { "data-tapped": tapped, "aria-label": t("ui.morto.tapped", { count: tapped, total: order.length }) }, `${tapped}/${order.length}`)),
     h("div", { class: "hint" }, t("morto.reveal.hint")),
     rows,
     answer?.complete && answer.refusal ? h("div", { class: "error" }, t(answer.refusal.code, answer.refusal.params)) : null,
