@@ -1,25 +1,47 @@
-"""Live at the scale of a festival: many tables, each with its referee tapping and its phones following.
+"""Live at the scale of a festival: many tables, each with its referee tapping and its phones following,
+every phone requesting what its page requests.
 
 Run: .venv/bin/python bench/live.py [--tables 200] [--followers 8] [--seconds 30] [--interval 2] [--warmup 5]
                                     [--idle 10000] [--postgres] [--workers N]
+     e.g. --tables 1 --followers 1600 --interval 0.5 (one table followed by a crowd)
 
-One run, against a real ``companion serve`` (gunicorn, gevent workers) on SQLite or on a throwaway
-PostgreSQL server (fsync on):
+One run, against a real ``companion serve`` (gunicorn, gevent workers; `bench/floor_server.py`, the same
+server plus a count of the SQL statements it sends) on SQLite or on a throwaway PostgreSQL server
+(fsync on). Each phone makes the requests its page makes (static/js: live.js, view.js, history.js,
+sync.js, referee.js; counted in Chromium by e2e/test_live_pages.py, and on load by hand), besides
+the static files a page loads once, which touch no database and which the service worker keeps:
 
-0. *Warm-up*: the referees tap for ``warmup`` seconds, unmeasured.
-1. *Taps alone*: every table's referee taps (an event or an undo, each carrying the version it
-   follows) every ``interval`` seconds on average, over a kept-alive connection, for ``seconds``.
-2. *Taps with followers*: ``tables x followers`` phones follow their table (server-sent events), each
-   from its own loopback address (127.1.x.y), driven by asyncio clients in separate processes; the
-   referees tap again as in 1. For each accepted tap: the time from the referee reading its answer
-   to the last follower of that table reading that version (a follower may read it first: the
-   figure can be below zero). Every follower must get every version once, in order: missed and
-   doubled versions are counted. Memory per open stream: the server processes' RSS before and
-   after the streams opened, over their number.
-3. *Idle streams* (``--idle N``): N more phones open a stream on those tables and stay idle for
-   ``hold`` seconds (keepalive comments flow meanwhile); counted: streams that got their first state,
-   errors, streams still open at the end, memory per stream, and a few taps with their fan-out while
-   they are all held.
+- *Table view* (``/t/<code>``) and *a player's own page* (``/t/<code>/p/<player>``): on load the
+  page (its HTML carries the table's answer), then ``GET /api/tables/<code>/stream?since=<version>``.
+  Per tap: nothing (the stream brings the state and the story line; the story panel, closed,
+  fetches nothing). On a dropped stream: the stream again, ``?since=`` the latest version read.
+  A player's phone recording their own moves (docs/API.md, "A player's own phone") adds nothing in
+  Il Morto, the game played here: its players record no move themselves.
+- *The referee page* (``/r/<code>``): on load the page, ``POST …/checks/swap`` (Il Morto's swap
+  helper asks the server while the phone's engine starts), ``GET …/log?tail=100``, and its stream
+  ``?since=``; per tap its own ``POST …/events`` or ``…/undo`` (each carrying the version it
+  follows), nothing more (its own tap coming back on the stream is already acknowledged).
+
+0. Every table's referee page is loaded; then *warm-up*: the referees tap for ``warmup`` seconds,
+   unmeasured.
+1. *Taps alone* (the no-follower baseline: each referee's own page is open, nothing else): every
+   table's referee taps (an event or an undo) every ``interval`` seconds on average, over a
+   kept-alive connection, for ``seconds``.
+2. *Taps with followers*: ``tables x followers`` phones load their page and follow their table (one
+   in two a table view, the others a player's own page), each from its own loopback address
+   (127.1.x.y), driven by asyncio clients in separate processes; the referees tap again as in 1.
+   For each accepted tap: the time from the referee reading its answer to the last follower of that
+   table reading that version (a follower may read it first: the figure can be below zero). Every
+   follower must get every version once, in order: missed and doubled versions are counted. Memory
+   per open stream: the server processes' RSS before and after the pages opened, over their number.
+3. *Idle streams* (``--idle N``): N more table views open on those tables and stay idle for
+   ``hold`` seconds (keepalive comments flow meanwhile); counted: streams that got their first
+   state, errors, streams still open at the end, memory per stream, and a few taps with their
+   fan-out while they are all held.
+
+In phases 1 and 2, the SQL statements the server sent (SQLAlchemy's ``before_cursor_execute``, every
+worker: the taps, the streams, the rate-limit reads; not the bus's own ``NOTIFY``/``LISTEN``
+connection) over the taps made: *statements per tap*, which must not grow with the followers.
 
 All traffic stays on 127.0.0.0/8. Clocks are CLOCK_MONOTONIC (``time.perf_counter``), one for the
 whole machine, so times compare across processes.
@@ -34,6 +56,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import resource
 import sys
 import time
@@ -56,11 +79,41 @@ READ_LIMIT = 1 << 20
 
 @contextlib.contextmanager
 def serve(env: dict, workers: int | None):
-    """``companion serve`` (`common.serving`), every worker booted; yields (base URL, master pid)."""
+    """``companion serve`` with its SQL statements counted (`bench/floor_server.py`), every worker
+    booted; yields (base URL, master pid)."""
     # Every table is created from 127.0.0.1: above the per-address limit a festival's NAT gets.
-    with serving({"ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour", **env}, workers) as (base, process):
+    env = {"ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour", "ARBITRE_BENCH_STATEMENTS": "1", **env}
+    with serving(env, workers, floor=True) as (base, process):
         time.sleep(1)  # every worker booted
         yield base, process.pid
+
+
+def statements(base: str) -> tuple[int, int]:
+    """(statements, of which SELECTs) the server's workers have sent so far."""
+    with urllib.request.urlopen(base + "/bench/statements", timeout=30) as response:
+        counts = json.load(response)
+    return counts["statements"], counts["selects"]
+
+
+class Statements:
+    """The SQL statements the server sent between ``__enter__`` and ``__exit__``."""
+
+    def __init__(self, base: str):
+        self.base = base
+
+    def __enter__(self):
+        self.before = statements(self.base)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        after = statements(self.base)
+        self.count, self.selects = after[0] - self.before[0], after[1] - self.before[1]
+
+    def per(self, taps: int) -> str:
+        return (
+            f"{self.count / max(taps, 1):.2f} SQL statements per tap ({self.selects / max(taps, 1):.2f} "
+            f"SELECT; {self.count} over {taps} taps)"
+        )
 
 
 def rss_bytes(master: int) -> int:
@@ -186,39 +239,93 @@ async def referees_tap(
 # --- followers, in client processes --------------------------------------------------------------
 
 
-async def follow(port: int, code: str, address: str, heard: list, opened: asyncio.Event) -> str:
-    """One phone: open the stream, note every version it reads; the reason it stopped."""
-    try:
-        reader, writer = await asyncio.open_connection(HOST, port, local_addr=(address, 0), limit=READ_LIMIT)
-    except OSError as error:
-        opened.set()
-        return f"connect: {error.strerror or error}"
-    try:
-        writer.write(
-            f"GET /api/tables/{code}/stream HTTP/1.1\r\nHost: {HOST}\r\n"
-            f"Accept: text/event-stream\r\n\r\n".encode()
-        )
-        status, _ = await read_head(reader)
-        if status != 200:
+INITIAL = re.compile(rb'<script type="application/json" id="initial">(.*?)</script>', re.S)
+RECONNECTS = 3  # a dropped stream is opened again this many times at most (EventSource: for ever)
+
+
+async def request(reader, writer, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+    """One request on a kept-alive connection, as a browser sends it; (status, body)."""
+    data = b"" if body is None else json.dumps(body).encode()
+    extra = "" if body is None else f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+    writer.write(f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n{extra}\r\n".encode() + data)
+    status, headers = await read_head(reader)
+    if "content-length" in headers:
+        return status, await reader.readexactly(int(headers["content-length"]))
+    chunks = []  # chunked
+    while size := int((await reader.readline()).split(b";")[0], 16):
+        chunks.append(await reader.readexactly(size))
+        await reader.readline()
+    await reader.readline()
+    return status, b"".join(chunks)
+
+
+async def load(reader, writer, kind: str, code: str, player: str) -> int:
+    """What the page requests when it opens, before its stream; the version it drew."""
+    path = {"view": f"/t/{code}", "player": f"/t/{code}/p/{player}", "referee": f"/r/{code}"}[kind]
+    status, page = await request(reader, writer, "GET", path)
+    if status != 200:
+        raise PageError(f"{path}: status {status}")
+    version = json.loads(INITIAL.search(page).group(1))["version"]
+    if kind == "referee":
+        for method, asked, body in (
+            ("POST", f"/api/tables/{code}/checks/swap", {"face_up": {}}),
+            ("GET", f"/api/tables/{code}/log?tail=100", None),
+        ):
+            status, _ = await request(reader, writer, method, asked, body)
+            if status != 200:
+                raise PageError(f"{asked}: status {status}")
+    return version
+
+
+class PageError(Exception):
+    pass
+
+
+async def follow(port: int, phone: tuple, heard: list, opened: asyncio.Event) -> str:
+    """One phone: load its page, open the stream from the version the page drew, note every version
+    it reads; on a dropped stream, open it again from the latest; the reason it stopped."""
+    _, code, address, kind, player = phone
+    since = None
+    for attempt in range(RECONNECTS + 1):
+        try:
+            reader, writer = await asyncio.open_connection(
+                HOST, port, local_addr=(address, 0), limit=READ_LIMIT
+            )
+        except OSError as error:
             opened.set()
-            return f"status {status}"
-        while line := await reader.readline():
-            if line.startswith(b"id: "):
-                heard.append((int(line[4:]), time.perf_counter()))
+            return f"connect: {error.strerror or error}"
+        try:
+            if since is None:
+                since = await load(reader, writer, kind, code, player)
+                heard.append((since, time.perf_counter()))
+            writer.write(
+                f"GET /api/tables/{code}/stream?since={since} HTTP/1.1\r\nHost: {HOST}\r\n"
+                f"Accept: text/event-stream\r\n\r\n".encode()
+            )
+            status, _ = await read_head(reader)
+            if status != 200:
                 opened.set()
-        opened.set()
-        return "closed by the server"
-    except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
-        opened.set()
-        return f"error: {error!r}"
-    finally:
-        writer.close()
+                return f"status {status}"
+            opened.set()
+            while line := await reader.readline():
+                if line.startswith(b"id: "):
+                    since = int(line[4:])
+                    heard.append((since, time.perf_counter()))
+            reason = "closed by the server"
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError, PageError) as error:
+            reason = f"error: {error!r}"
+        finally:
+            writer.close()
+        if since is None or attempt == RECONNECTS:
+            opened.set()
+            return reason
+        await asyncio.sleep(random.uniform(0.5, 1.5))  # the stream's `retry: 1000`
+    return reason
 
 
-def follower_process(
-    port: int, phones: list[tuple[int, str, str]], rate: float, ready, stop, results
-) -> None:
-    """Hold ``phones`` (table index, code, address) open until ``stop``; report what each heard."""
+def follower_process(port: int, phones: list[tuple], rate: float, ready, stop, results) -> None:
+    """Hold ``phones`` (table index, code, address, page kind, player) open until ``stop``; report
+    what each heard, and how it ended if it did."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
@@ -226,12 +333,12 @@ def follower_process(
         heard = [[] for _ in phones]
         opened = [asyncio.Event() for _ in phones]
         tasks = []
-        for n, (_, code, address) in enumerate(phones):
-            tasks.append(asyncio.create_task(follow(port, code, address, heard[n], opened[n])))
+        for n, phone in enumerate(phones):
+            tasks.append(asyncio.create_task(follow(port, phone, heard[n], opened[n])))
             if n % 10 == 9:
                 await asyncio.sleep(10 / rate)  # a crowd arriving, not one burst of SYNs
         await asyncio.wait_for(asyncio.gather(*(event.wait() for event in opened)), 120)
-        ready.put(sum(1 for h in heard if h))
+        ready.put(sum(1 for h in heard if h))  # pages drawn (each then opened its stream)
         while not stop.is_set():
             await asyncio.sleep(0.1)
         ended = [task.result() if task.done() else None for task in tasks]
@@ -246,7 +353,7 @@ def follower_process(
 class Crowd:
     """Followers spread over client processes; ``open()`` returns once each has its first state."""
 
-    def __init__(self, port: int, phones: list[tuple[int, str, str]], processes: int, rate: float):
+    def __init__(self, port: int, phones: list[tuple], processes: int, rate: float):
         context = multiprocessing.get_context("fork")
         self.ready, self.results, self.stop = context.Queue(), context.Queue(), context.Event()
         shares = [phones[i::processes] for i in range(processes)]
@@ -335,39 +442,47 @@ def run(args, base: str, master: int) -> None:
         for _ in range(args.tables)
     ]
     referees = [Referee(port, table, i) for i, table in enumerate(tables)]
+    # Each referee's own page (its stream, which echoes its taps), open for the whole run.
+    own = [(i, table["code"], next(ADDRESSES), "referee", None) for i, table in enumerate(tables)]
+    pages = Crowd(port, own, 1, args.arrivals)
+    pages.open()
     # Unmeasured: every worker opens its pool of database connections (a PostgreSQL connection is a
     # process) and warms its caches, so the first phase is not charged for it.
     asyncio.run(referees_tap(port, tables, args.warmup, args.interval, referees))
 
-    with Usage(master) as usage:
+    with Usage(master) as usage, Statements(base) as alone_sql:
         alone = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
     print(f"{len(tables)} tables, one referee each, a tap every {args.interval:g} s on average per table")
     print(line("tap round trip, no follower", [(a - s) * 1e3 for _, _, s, a in alone]), usage)
+    print(f"{'  its SQL':<46} {alone_sql.per(len(alone))}")
 
     phones = [
-        (i, table["code"], address)
+        (i, table["code"], next(ADDRESSES), kind, f"p{1 + n % len(PLAYERS)}")
         for i, table in enumerate(tables)
-        for address in [next(ADDRESSES) for _ in range(args.followers)]
+        for n, kind in enumerate(["view", "player"] * (args.followers // 2) + ["view"] * (args.followers % 2))
     ]
     before = rss_bytes(master)
     started = time.perf_counter()
-    crowd = Crowd(port, phones, args.clients, args.arrivals)
-    opened = crowd.open()
-    took = time.perf_counter() - started
-    time.sleep(2)
+    with Statements(base) as opening:
+        crowd = Crowd(port, phones, args.clients, args.arrivals)
+        opened = crowd.open()
+        took = time.perf_counter() - started
+        time.sleep(2)
     after = rss_bytes(master)
     print(
-        f"followers: {opened} of {len(phones)} streams opened in {took:.1f} s; server RSS "
+        f"followers: {opened} of {len(phones)} pages loaded, streams opened, in {took:.1f} s "
+        f"({opening.count / max(opened, 1):.1f} SQL statements per page opened); server RSS "
         f"{before / 2**20:.0f} -> {after / 2**20:.0f} MiB: "
         f"{(after - before) / max(opened, 1) / 1024:.1f} KiB per open stream"
     )
-    with Usage(master) as usage:
+    with Usage(master) as usage, Statements(base) as followed_sql:
         with_followers = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
     time.sleep(3)  # the last taps reach their followers
     heard = crowd.close()
     print(
         line(f"tap round trip, {opened} followers", [(a - s) * 1e3 for _, _, s, a in with_followers]), usage
     )
+    print(f"{'  its SQL':<46} {followed_sql.per(len(with_followers))}")
     lags, missed, doubled, disorder = fan_out(with_followers, heard, len(tables))
     print(line("tap answered -> last follower of its table", lags))
     print(
@@ -379,10 +494,17 @@ def run(args, base: str, master: int) -> None:
 
     if args.idle:
         idle(args, port, master, tables, referees)
+    own = pages.close()
+    _, missed, doubled, _ = fan_out(alone + with_followers, own, len(tables))
+    ended = [reason for _, _, reason in own if reason]
+    print(f"{'referee pages: missed / doubled; ended early':<46} {missed} / {doubled}; {len(ended)}")
 
 
 def idle(args, port: int, master: int, tables: list[dict], referees: list[Referee]) -> None:
-    phones = [(i % len(tables), tables[i % len(tables)]["code"], next(ADDRESSES)) for i in range(args.idle)]
+    phones = [
+        (i % len(tables), tables[i % len(tables)]["code"], next(ADDRESSES), "view", None)
+        for i in range(args.idle)
+    ]
     time.sleep(2)
     before = rss_bytes(master)
     started = time.perf_counter()
