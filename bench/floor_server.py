@@ -23,7 +23,10 @@ added, in each worker, to the app that `companion.server.Server.load` makes.
 With ``ARBITRE_BENCH_STATEMENTS=1`` in its environment (`bench/live.py`), every SQL statement the
 workers send is counted, through SQLAlchemy's public ``before_cursor_execute`` event on the app's
 engine (the rate-limit rows included: they use the same engine), in memory every worker shares;
-``GET /bench/statements`` answers the sums since the server started, ``{"statements", "selects"}``.
+``GET /bench/statements`` answers the sums since the server started: ``statements`` and of those
+``selects``, and by whom: ``writes`` (within a ``POST``: taps, undos, checks, new tables),
+``reads`` (within another request: pages, logs, streams opening) and ``background`` (outside any
+request: a stream's channel reading the answers a wake-up did not carry, the bus catching up).
 
 With ``ARBITRE_BENCH_TIMERS=1`` in its environment (`bench/tap_time.py`), each worker also times the
 parts of a tap (a request, the write, its statements, its commit...) and answers ``GET /bench/timers``
@@ -324,43 +327,51 @@ def install_timers(app) -> None:
 
 class StatementCounts:
     """Statements counted per worker in memory mapped before the fork: one row per worker (its pid,
-    its statements, its SELECTs), claimed once under a lock, then written by that worker alone."""
+    then a count per `NAMES`), claimed once under a lock, then written by that worker alone."""
 
     ROWS = 64
+    NAMES = ("statements", "selects", "writes", "reads", "background")
+    WIDTH = 1 + len(NAMES)
 
     def __init__(self):
         import mmap
         import multiprocessing
 
-        self.memory = mmap.mmap(-1, self.ROWS * 3 * 8)  # anonymous: shared with the forked workers
+        self.memory = mmap.mmap(-1, self.ROWS * self.WIDTH * 8)  # anonymous: shared with the forked workers
         self.cells = memoryview(self.memory).cast("q")
         self.claim = multiprocessing.get_context("fork").Lock()
 
     def install(self, app) -> None:
-        from flask import jsonify
+        from flask import has_request_context, jsonify, request
         from sqlalchemy import event
 
         from companion.models import db
 
+        width = self.WIDTH
         with self.claim:
-            row = next(r for r in range(self.ROWS) if self.cells[3 * r] in (0, os.getpid()))
-            self.cells[3 * row] = os.getpid()
-        cells = self.cells
+            row = next(r for r in range(self.ROWS) if self.cells[width * r] in (0, os.getpid()))
+            self.cells[width * row] = os.getpid()
+        cells, base = self.cells, width * row
 
         def counted(_connection, _cursor, statement, _parameters, _context, _many) -> None:
-            cells[3 * row + 1] += 1
+            cells[base + 1] += 1
             if statement.lstrip()[:6].upper() == "SELECT":
-                cells[3 * row + 2] += 1
+                cells[base + 2] += 1
+            if not has_request_context():
+                cells[base + 5] += 1
+            elif request.method == "POST":
+                cells[base + 3] += 1
+            else:
+                cells[base + 4] += 1
 
         with app.app_context():
             event.listen(db.engine, "before_cursor_execute", counted)
 
         def report():
-            rows = range(self.ROWS)
             return jsonify(
                 {
-                    "statements": sum(cells[3 * r + 1] for r in rows),
-                    "selects": sum(cells[3 * r + 2] for r in rows),
+                    name: sum(cells[width * r + 1 + n] for r in range(self.ROWS))
+                    for n, name in enumerate(self.NAMES)
                 }
             )
 

@@ -55,6 +55,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import queue
 import random
 import re
 import resource
@@ -72,6 +73,7 @@ from common import percentile, server_cpu, server_workers, serving  # noqa: E402
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 HOST = "127.0.0.1"
 READ_LIMIT = 1 << 20
+LATE = 30  # seconds a phone is given, after the last tap, to read the last version
 
 
 # --- the server ----------------------------------------------------------------------------------
@@ -88,11 +90,10 @@ def serve(env: dict, workers: int | None):
         yield base, process.pid
 
 
-def statements(base: str) -> tuple[int, int]:
-    """(statements, of which SELECTs) the server's workers have sent so far."""
+def statements(base: str) -> dict[str, int]:
+    """The statements the server's workers have sent so far, in all and by whom (floor_server.py)."""
     with urllib.request.urlopen(base + "/bench/statements", timeout=30) as response:
-        counts = json.load(response)
-    return counts["statements"], counts["selects"]
+        return json.load(response)
 
 
 class Statements:
@@ -107,12 +108,18 @@ class Statements:
 
     def __exit__(self, *exc) -> None:
         after = statements(self.base)
-        self.count, self.selects = after[0] - self.before[0], after[1] - self.before[1]
+        self.counts = {name: after[name] - self.before[name] for name in after}
+        self.count = self.counts["statements"]
 
     def per(self, taps: int) -> str:
+        """Per tap: in all; within the taps' requests; within other requests (pages, streams
+        opening); outside any request (a process reading answers its wake-ups did not carry)."""
+        n = max(taps, 1)
+        counts = self.counts
         return (
-            f"{self.count / max(taps, 1):.2f} SQL statements per tap ({self.selects / max(taps, 1):.2f} "
-            f"SELECT; {self.count} over {taps} taps)"
+            f"{counts['statements'] / n:.2f} SQL statements per tap: {counts['writes'] / n:.2f} in the taps, "
+            f"{counts['reads'] / n:.2f} in other requests, {counts['background'] / n:.2f} for the streams "
+            f"({counts['selects'] / n:.2f} SELECT; {counts['statements']} over {taps} taps)"
         )
 
 
@@ -281,7 +288,7 @@ class PageError(Exception):
     pass
 
 
-async def follow(port: int, phone: tuple, heard: list, opened: asyncio.Event) -> str:
+async def follow(port: int, phone: tuple, heard: list, opened: asyncio.Event, drops: list) -> str:
     """One phone: load its page, open the stream from the version the page drew, note every version
     it reads; on a dropped stream, open it again from the latest; the reason it stopped."""
     _, code, address, kind, player = phone
@@ -319,33 +326,46 @@ async def follow(port: int, phone: tuple, heard: list, opened: asyncio.Event) ->
         if since is None or attempt == RECONNECTS:
             opened.set()
             return reason
+        drops.append(reason)
         await asyncio.sleep(random.uniform(0.5, 1.5))  # the stream's `retry: 1000`
     return reason
 
 
 def follower_process(port: int, phones: list[tuple], rate: float, ready, stop, results) -> None:
-    """Hold ``phones`` (table index, code, address, page kind, player) open until ``stop``; report
-    what each heard, and how it ended if it did."""
+    """Hold ``phones`` (table index, code, address, page kind, player) open until ``stop`` brings the
+    newest version of each table; then give each phone up to `LATE` seconds to read it (a late
+    version is not a missed one), and report what each heard, and how it ended if it did."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
     async def main() -> None:
         heard = [[] for _ in phones]
+        drops: list[str] = []  # streams dropped and opened again
         opened = [asyncio.Event() for _ in phones]
         tasks = []
         for n, phone in enumerate(phones):
-            tasks.append(asyncio.create_task(follow(port, phone, heard[n], opened[n])))
+            tasks.append(asyncio.create_task(follow(port, phone, heard[n], opened[n], drops)))
             if n % 10 == 9:
                 await asyncio.sleep(10 / rate)  # a crowd arriving, not one burst of SYNs
         await asyncio.wait_for(asyncio.gather(*(event.wait() for event in opened)), 120)
         ready.put(sum(1 for h in heard if h))  # pages drawn (each then opened its stream)
-        while not stop.is_set():
+        while True:
+            try:
+                newest = stop.get_nowait()
+                break
+            except queue.Empty:
+                await asyncio.sleep(0.1)
+        waited = time.perf_counter() + LATE
+        while time.perf_counter() < waited and any(
+            not task.done() and (not h or h[-1][0] < newest.get(phones[n][0], 0))
+            for n, (h, task) in enumerate(zip(heard, tasks, strict=True))
+        ):
             await asyncio.sleep(0.1)
         ended = [task.result() if task.done() else None for task in tasks]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        results.put([(phones[n][0], heard[n], ended[n]) for n in range(len(phones))])
+        results.put(([(phones[n][0], heard[n], ended[n]) for n in range(len(phones))], drops))
 
     asyncio.run(main())
 
@@ -355,15 +375,16 @@ class Crowd:
 
     def __init__(self, port: int, phones: list[tuple], processes: int, rate: float):
         context = multiprocessing.get_context("fork")
-        self.ready, self.results, self.stop = context.Queue(), context.Queue(), context.Event()
+        self.ready, self.results = context.Queue(), context.Queue()
+        self.stops = [context.Queue() for _ in range(processes)]
         shares = [phones[i::processes] for i in range(processes)]
         self.processes = [
             context.Process(
                 target=follower_process,
                 daemon=True,
-                args=(port, share, rate / processes, self.ready, self.stop, self.results),
+                args=(port, share, rate / processes, self.ready, stop, self.results),
             )
-            for share in shares
+            for share, stop in zip(shares, self.stops, strict=True)
             if share
         ]
 
@@ -372,9 +393,19 @@ class Crowd:
             process.start()
         return sum(self.ready.get(timeout=180) for _ in self.processes)
 
-    def close(self) -> list[tuple[int, list, str | None]]:
-        self.stop.set()
-        heard = [item for _ in self.processes for item in self.results.get(timeout=120)]
+    def close(self, taps: list) -> list[tuple[int, list, str | None]]:
+        """Each phone's table index, the versions it read (with when), how it ended; once each has
+        read its table's newest version among ``taps`` (or `LATE` seconds passed)."""
+        newest: dict[int, int] = {}
+        for index, version, _, _ in taps:
+            newest[index] = max(newest.get(index, 0), version)
+        for stop in self.stops:
+            stop.put(newest)
+        heard, self.drops = [], []
+        for _ in self.processes:
+            phones, drops = self.results.get(timeout=LATE + 120)
+            heard += phones
+            self.drops += drops
         for process in self.processes:
             process.join(30)
         return heard
@@ -477,8 +508,7 @@ def run(args, base: str, master: int) -> None:
     )
     with Usage(master) as usage, Statements(base) as followed_sql:
         with_followers = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
-    time.sleep(3)  # the last taps reach their followers
-    heard = crowd.close()
+    heard = crowd.close(with_followers)
     print(
         line(f"tap round trip, {opened} followers", [(a - s) * 1e3 for _, _, s, a in with_followers]), usage
     )
@@ -491,10 +521,13 @@ def run(args, base: str, master: int) -> None:
     )
     ended = [reason for _, _, reason in heard if reason]
     print(f"{'streams that ended early':<46} {len(ended)} {sorted(set(ended))[:3]}")
+    print(
+        f"{'streams dropped, opened again (?since=)':<46} {len(crowd.drops)} {sorted(set(crowd.drops))[:3]}"
+    )
 
     if args.idle:
         idle(args, port, master, tables, referees)
-    own = pages.close()
+    own = pages.close(alone + with_followers)
     _, missed, doubled, _ = fan_out(alone + with_followers, own, len(tables))
     ended = [reason for _, _, reason in own if reason]
     print(f"{'referee pages: missed / doubled; ended early':<46} {missed} / {doubled}; {len(ended)}")
@@ -530,8 +563,7 @@ def idle(args, port: int, master: int, tables: list[dict], referees: list[Refere
     for referee in chosen:
         referee.connection = None
     tapped = asyncio.run(taps())
-    time.sleep(3)
-    heard = crowd.close()
+    heard = crowd.close(tapped)
     ended = [reason for _, _, reason in heard if reason]
     print(
         f"idle: held {args.hold:g} s; streams refused or ended early: {len(ended)} {sorted(set(ended))[:3]}"
