@@ -142,23 +142,51 @@ def machine_busy() -> tuple[float, float]:
 
 
 class Usage:
-    """CPU used by the server, and by the whole machine, between ``start()`` and ``stop()``."""
+    """CPU used by the server, by the benchmark's own processes (the referees' taps, the phones'
+    clients), and by the whole machine, between ``__enter__`` and ``__exit__``."""
 
     def __init__(self, master: int):
         self.master = master
 
     def __enter__(self):
         self.started, self.server, self.machine = time.perf_counter(), server_cpu(self.master), machine_busy()
+        self.bench, self.waited = bench_cpu(self.master), cpu_waited()
         return self
 
     def __exit__(self, *exc) -> None:
         elapsed = time.perf_counter() - self.started
         busy, total = machine_busy()
         self.server_cores = (server_cpu(self.master) - self.server) / elapsed
+        self.bench_cores = (bench_cpu(self.master) - self.bench) / elapsed
         self.machine_percent = 100 * (busy - self.machine[0]) / max(total - self.machine[1], 1)
+        self.waiting_percent = 100 * (cpu_waited() - self.waited) / elapsed
 
     def __str__(self) -> str:
-        return f"(server {self.server_cores:.2f} cores; machine {self.machine_percent:.0f}% busy)"
+        return (
+            f"(server {self.server_cores:.2f} cores; benchmark's clients {self.bench_cores:.2f}; "
+            f"machine {self.machine_percent:.0f}% busy, tasks waiting for a core {self.waiting_percent:.0f}%"
+            " of the time)"
+        )
+
+
+def cpu_waited() -> float:
+    """Seconds so far during which some runnable task of the machine waited for a core (Linux's
+    pressure stall information, /proc/pressure/cpu: NaN where the kernel has none)."""
+    try:
+        some = Path("/proc/pressure/cpu").read_text().split("\n", 1)[0]
+    except OSError:
+        return float("nan")
+    return int(some.rsplit("total=", 1)[1]) / 1e6
+
+
+def bench_cpu(master: int) -> float:
+    """CPU seconds used so far by this process and its children but the server (the phones' clients)."""
+    total = 0.0
+    for pid in [os.getpid(), *(p for p in server_workers(os.getpid()) if p != master)]:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def post(base: str, path: str, body: dict) -> dict:
