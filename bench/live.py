@@ -362,12 +362,15 @@ async def follow(port: int, phone: tuple, heard: list, opened: asyncio.Event, dr
     return reason
 
 
-def follower_process(port: int, phones: list[tuple], rate: float, ready, stop, results) -> None:
+def follower_process(
+    port: int, phones: list[tuple], rate: float, ready, stop, results, nice: int = 0
+) -> None:
     """Hold ``phones`` (table index, code, address, page kind, player) open until ``stop`` brings the
     newest version of each table; then give each phone up to `LATE` seconds to read it (a late
     version is not a missed one), and report what each heard, and how it ended if it did."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    os.nice(nice)
 
     async def main() -> None:
         heard = [[] for _ in phones]
@@ -404,7 +407,7 @@ def follower_process(port: int, phones: list[tuple], rate: float, ready, stop, r
 class Crowd:
     """Followers spread over client processes; ``open()`` returns once each has its first state."""
 
-    def __init__(self, port: int, phones: list[tuple], processes: int, rate: float):
+    def __init__(self, port: int, phones: list[tuple], processes: int, rate: float, nice: int = 0):
         context = multiprocessing.get_context("fork")
         self.ready, self.results = context.Queue(), context.Queue()
         self.stops = [context.Queue() for _ in range(processes)]
@@ -413,7 +416,7 @@ class Crowd:
             context.Process(
                 target=follower_process,
                 daemon=True,
-                args=(port, share, rate / processes, self.ready, stop, self.results),
+                args=(port, share, rate / processes, self.ready, stop, self.results, nice),
             )
             for share, stop in zip(shares, self.stops, strict=True)
             if share
@@ -531,7 +534,7 @@ def run(args, base: str, master: int) -> None:
     before = rss_bytes(master)
     started = time.perf_counter()
     with Statements(base) as opening:
-        crowd = Crowd(port, phones, args.clients, args.arrivals)
+        crowd = Crowd(port, phones, args.clients, args.arrivals, args.nice)
         opened = crowd.open()
         took = time.perf_counter() - started
         time.sleep(2)
@@ -628,6 +631,13 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=2, help="follower client processes")
     parser.add_argument("--arrivals", type=float, default=500, help="phones opening a stream per second")
     parser.add_argument("--workers", type=int, default=None, help="server processes (default: serve's)")
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="niceness of the followers' client processes (e.g. 10: the phones' own reading yields the "
+        "machine's cores to the server and the referee's phone, as phones elsewhere would)",
+    )
     parser.add_argument("--postgres", action="store_true", help="start a throwaway PostgreSQL server")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -648,6 +658,7 @@ def main() -> None:
             print(
                 f"backend: {backend}; server: gunicorn + gevent, {workers} workers; "
                 f"{os.cpu_count()} cores shared with the clients"
+                + (f" (the followers' at nice {args.nice})" if args.nice else "")
             )
             run(args, base, master)
     finally:
