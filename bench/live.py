@@ -80,12 +80,12 @@ LATE = 30  # seconds a phone is given, after the last tap, to read the last vers
 
 
 @contextlib.contextmanager
-def serve(env: dict, workers: int | None):
+def serve(env: dict, workers: int | None, log_copy: str | None = None):
     """``companion serve`` with its SQL statements counted (`bench/floor_server.py`), every worker
     booted; yields (base URL, master pid)."""
     # Every table is created from 127.0.0.1: above the per-address limit a festival's NAT gets.
     env = {"ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour", "ARBITRE_BENCH_STATEMENTS": "1", **env}
-    with serving(env, workers, floor=True) as (base, process):
+    with serving(env, workers, floor=True, log_copy=log_copy) as (base, process):
         time.sleep(1)  # every worker booted
         yield base, process.pid
 
@@ -631,6 +631,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=2, help="follower client processes")
     parser.add_argument("--arrivals", type=float, default=500, help="phones opening a stream per second")
     parser.add_argument("--workers", type=int, default=None, help="server processes (default: serve's)")
+    parser.add_argument("--log", default=None, help="where to copy the server's log at the end")
     parser.add_argument(
         "--nice",
         type=int,
@@ -652,7 +653,7 @@ def main() -> None:
     else:
         env["DATABASE_URL"] = ""
     try:
-        with serve(env, args.workers) as (base, master):
+        with serve(env, args.workers, args.log) as (base, master):
             workers = len(server_workers(master))
             backend = "PostgreSQL (fsync on)" if args.postgres else "SQLite (WAL, synchronous=FULL)"
             print(
