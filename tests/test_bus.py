@@ -1,16 +1,20 @@
-"""The live bus's transport between the processes of one SQLite database (`companion.bus`): a peer
-too busy to read its datagrams in time still gets its wake-ups, merged, once it reads again.
+"""The live bus (`companion.bus`) within a process and between the processes of one SQLite database.
 
-The peer here is a bare datagram socket in the transport's folder whose queue the test fills and
-then empties; the transport's timeout is lowered so that a send gives up quickly. Waits are bounded
-by ``WAIT_SECONDS``: they keep a broken transport from hanging the suite and assert nothing about
-speed.
+- A started bus (the production server's) hands its own process's messages to a thread, in the
+  order published, a rematch after the wake-ups before it; a bus never started delivers at once.
+- A peer too busy to read its datagrams in time still gets its wake-ups, merged, once it reads
+  again. The peer is a bare datagram socket in the transport's folder whose queue the test fills
+  and then empties; the transport's timeout is lowered so that a send gives up quickly.
+
+Waits are bounded by ``WAIT_SECONDS``: they keep a broken bus from hanging the suite and assert
+nothing about speed.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
+import threading
 import time
 
 from flask import Flask
@@ -60,3 +64,55 @@ def test_a_peer_too_busy_to_read_in_time_gets_the_newest_wake_up_once_it_reads(t
         filler.close()
         peer.close()
         path.unlink(missing_ok=True)
+
+
+def test_a_started_bus_delivers_its_own_processs_messages_in_order_after_the_writer_moved_on():
+    """In the production server (`Bus.start`) a write's wake-up is handed to a thread of this process,
+    so the write answers first; what is published is still delivered in order, a rematch after the
+    wake-ups published before it."""
+    app = Flask(__name__)
+    app.config["SQLALCHEMY_DATABASE_URI"] = "sqlite://"  # no other process: no transport
+    told: list[tuple] = []
+    done = threading.Event()
+
+    class Recorder:
+        def wake(self, table_id, version, data):
+            told.append(("wake", table_id, version, data))
+
+        def rematched(self, table_id, code):
+            told.append(("rematch", table_id, code))
+            done.set()
+
+        def catch_up(self):
+            pass
+
+    started = bus.for_app(app)
+    started.subscribe(Recorder())
+    started.start()
+    try:
+        with app.app_context():
+            started.publish(3, 1, {}, "a")
+            started.publish(3, 2, {"v": 2})
+            bus.publish_rematch(3, "NEWONE")
+        assert done.wait(WAIT_SECONDS), told
+        assert told == [("wake", 3, 1, "a"), ("wake", 3, 2, '{"v":2}'), ("rematch", 3, "NEWONE")]
+    finally:
+        started.stop()
+
+
+def test_a_bus_never_started_delivers_at_once():
+    """The test client's app (and any app whose bus was not started): delivery is a function call."""
+    app = Flask(__name__)
+    told: list[tuple] = []
+
+    class Recorder:
+        def wake(self, table_id, version, data):
+            told.append((table_id, version, data))
+
+        def catch_up(self):
+            pass
+
+    unstarted = bus.for_app(app)
+    unstarted.subscribe(Recorder())
+    unstarted.publish(5, 7, {}, "x")
+    assert told == [(5, 7, "x")]
