@@ -20,6 +20,14 @@ own tables and indexes, with the same values' sizes, but no rule applied (`tap_r
 the disk costs for a tap's rows. Production code is not changed: the routes are
 added, in each worker, to the app that `companion.server.Server.load` makes.
 
+With ``ARBITRE_BENCH_STATEMENTS=1`` in its environment (`bench/live.py`), every SQL statement the
+workers send is counted, through SQLAlchemy's public ``before_cursor_execute`` event on the app's
+engine (the rate-limit rows included: they use the same engine), in memory every worker shares;
+``GET /bench/statements`` answers the sums since the server started: ``statements`` and of those
+``selects``, and by whom: ``writes`` (within a ``POST``: taps, undos, checks, new tables),
+``reads`` (within another request: pages, logs, streams opening) and ``background`` (outside any
+request: a stream's channel reading the answers a wake-up did not carry, the bus catching up).
+
 With ``ARBITRE_BENCH_TIMERS=1`` in its environment (`bench/tap_time.py`), each worker also times the
 parts of a tap (a request, the write, its statements, its commit...) and answers ``GET /bench/timers``
 with what it measured since the last such request: where a tap's time goes in the real server.
@@ -44,6 +52,7 @@ BARE_DURABLE_FLOOR_PATH = "/bench/bare-durable-floor"
 TAP_ROWS_FLOOR_PATH = "/bench/tap-rows-floor"
 DURABLE_TABLE = "bench_durable_floor"  # made before the workers start, empty at every start
 TIMERS_PATH = "/bench/timers"
+STATEMENTS_PATH = "/bench/statements"
 RUN = "--run-server"  # the second stage, after the exec
 
 
@@ -318,12 +327,69 @@ def install_timers(app) -> None:
     app.add_url_rule(TIMERS_PATH, "bench_timers", report)
 
 
+class StatementCounts:
+    """Statements counted per worker in memory mapped before the fork: one row per worker (its pid,
+    then a count per `NAMES`), claimed once under a lock, then written by that worker alone."""
+
+    ROWS = 64
+    NAMES = ("statements", "selects", "writes", "reads", "background")
+    WIDTH = 1 + len(NAMES)
+
+    def __init__(self):
+        import mmap
+        import multiprocessing
+
+        self.memory = mmap.mmap(-1, self.ROWS * self.WIDTH * 8)  # anonymous: shared with the forked workers
+        self.cells = memoryview(self.memory).cast("q")
+        self.claim = multiprocessing.get_context("fork").Lock()
+
+    def install(self, app) -> None:
+        from flask import has_request_context, jsonify, request
+        from sqlalchemy import event
+
+        from companion.models import db
+
+        width = self.WIDTH
+        with self.claim:
+            row = next(r for r in range(self.ROWS) if self.cells[width * r] in (0, os.getpid()))
+            self.cells[width * row] = os.getpid()
+        cells, base = self.cells, width * row
+
+        def counted(_connection, _cursor, statement, _parameters, _context, _many) -> None:
+            cells[base + 1] += 1
+            if statement.lstrip()[:6].upper() == "SELECT":
+                cells[base + 2] += 1
+            if not has_request_context():
+                cells[base + 5] += 1
+            elif request.method == "POST":
+                cells[base + 3] += 1
+            else:
+                cells[base + 4] += 1
+
+        with app.app_context():
+            event.listen(db.engine, "before_cursor_execute", counted)
+
+        def report():
+            return jsonify(
+                {
+                    name: sum(cells[width * r + 1 + n] for r in range(self.ROWS))
+                    for n, name in enumerate(self.NAMES)
+                }
+            )
+
+        app.add_url_rule(STATEMENTS_PATH, "bench_statements", report)
+
+
 def run_server(argv: list[str]) -> None:
     from companion.server import Server, default_workers
+
+    counts = StatementCounts() if os.environ.get("ARBITRE_BENCH_STATEMENTS") else None
 
     class FloorServer(Server):
         def load(self):
             app = super().load()
+            if counts is not None:
+                counts.install(app)
             app.add_url_rule(FLOOR_PATH, "bench_floor", floor, methods=["POST"])
             app.add_url_rule(DURABLE_FLOOR_PATH, "bench_durable_floor", durable_floor, methods=["POST"])
             if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):

@@ -1,25 +1,47 @@
-"""Live at the scale of a festival: many tables, each with its referee tapping and its phones following.
+"""Live at the scale of a festival: many tables, each with its referee tapping and its phones following,
+every phone requesting what its page requests.
 
 Run: .venv/bin/python bench/live.py [--tables 200] [--followers 8] [--seconds 30] [--interval 2] [--warmup 5]
                                     [--idle 10000] [--postgres] [--workers N]
+     e.g. --tables 1 --followers 1600 --interval 0.5 (one table followed by a crowd)
 
-One run, against a real ``companion serve`` (gunicorn, gevent workers) on SQLite or on a throwaway
-PostgreSQL server (fsync on):
+One run, against a real ``companion serve`` (gunicorn, gevent workers; `bench/floor_server.py`, the same
+server plus a count of the SQL statements it sends) on SQLite or on a throwaway PostgreSQL server
+(fsync on). Each phone makes the requests its page makes (static/js: live.js, view.js, history.js,
+sync.js, referee.js; counted in Chromium by e2e/test_live_pages.py, and on load by hand), besides
+the static files a page loads once, which touch no database and which the service worker keeps:
 
-0. *Warm-up*: the referees tap for ``warmup`` seconds, unmeasured.
-1. *Taps alone*: every table's referee taps (an event or an undo, each carrying the version it
-   follows) every ``interval`` seconds on average, over a kept-alive connection, for ``seconds``.
-2. *Taps with followers*: ``tables x followers`` phones follow their table (server-sent events), each
-   from its own loopback address (127.1.x.y), driven by asyncio clients in separate processes; the
-   referees tap again as in 1. For each accepted tap: the time from the referee reading its answer
-   to the last follower of that table reading that version (a follower may read it first: the
-   figure can be below zero). Every follower must get every version once, in order: missed and
-   doubled versions are counted. Memory per open stream: the server processes' RSS before and
-   after the streams opened, over their number.
-3. *Idle streams* (``--idle N``): N more phones open a stream on those tables and stay idle for
-   ``hold`` seconds (keepalive comments flow meanwhile); counted: streams that got their first state,
-   errors, streams still open at the end, memory per stream, and a few taps with their fan-out while
-   they are all held.
+- *Table view* (``/t/<code>``) and *a player's own page* (``/t/<code>/p/<player>``): on load the
+  page (its HTML carries the table's answer), then ``GET /api/tables/<code>/stream?since=<version>``.
+  Per tap: nothing (the stream brings the state and the story line; the story panel, closed,
+  fetches nothing). On a dropped stream: the stream again, ``?since=`` the latest version read.
+  A player's phone recording their own moves (docs/API.md, "A player's own phone") adds nothing in
+  Il Morto, the game played here: its players record no move themselves.
+- *The referee page* (``/r/<code>``): on load the page, ``POST …/checks/swap`` (Il Morto's swap
+  helper asks the server while the phone's engine starts), ``GET …/log?tail=100``, and its stream
+  ``?since=``; per tap its own ``POST …/events`` or ``…/undo`` (each carrying the version it
+  follows), nothing more (its own tap coming back on the stream is already acknowledged).
+
+0. Every table's referee page is loaded; then *warm-up*: the referees tap for ``warmup`` seconds,
+   unmeasured.
+1. *Taps alone* (the no-follower baseline: each referee's own page is open, nothing else): every
+   table's referee taps (an event or an undo) every ``interval`` seconds on average, over a
+   kept-alive connection, for ``seconds``.
+2. *Taps with followers*: ``tables x followers`` phones load their page and follow their table (one
+   in two a table view, the others a player's own page), each from its own loopback address
+   (127.1.x.y), driven by asyncio clients in separate processes; the referees tap again as in 1.
+   For each accepted tap: the time from the referee reading its answer to the last follower of that
+   table reading that version (a follower may read it first: the figure can be below zero). Every
+   follower must get every version once, in order: missed and doubled versions are counted. Memory
+   per open stream: the server processes' RSS before and after the pages opened, over their number.
+3. *Idle streams* (``--idle N``): N more table views open on those tables and stay idle for
+   ``hold`` seconds (keepalive comments flow meanwhile); counted: streams that got their first
+   state, errors, streams still open at the end, memory per stream, and a few taps with their
+   fan-out while they are all held.
+
+In phases 1 and 2, the SQL statements the server sent (SQLAlchemy's ``before_cursor_execute``, every
+worker: the taps, the streams, the rate-limit reads; not the bus's own ``NOTIFY``/``LISTEN``
+connection) over the taps made: *statements per tap*, which must not grow with the followers.
 
 All traffic stays on 127.0.0.0/8. Clocks are CLOCK_MONOTONIC (``time.perf_counter``), one for the
 whole machine, so times compare across processes.
@@ -33,7 +55,9 @@ import contextlib
 import json
 import multiprocessing
 import os
+import queue
 import random
+import re
 import resource
 import sys
 import time
@@ -49,18 +73,54 @@ from common import percentile, server_cpu, server_workers, serving  # noqa: E402
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 HOST = "127.0.0.1"
 READ_LIMIT = 1 << 20
+LATE = 30  # seconds a phone is given, after the last tap, to read the last version
 
 
 # --- the server ----------------------------------------------------------------------------------
 
 
 @contextlib.contextmanager
-def serve(env: dict, workers: int | None):
-    """``companion serve`` (`common.serving`), every worker booted; yields (base URL, master pid)."""
+def serve(env: dict, workers: int | None, log_copy: str | None = None):
+    """``companion serve`` with its SQL statements counted (`bench/floor_server.py`), every worker
+    booted; yields (base URL, master pid)."""
     # Every table is created from 127.0.0.1: above the per-address limit a festival's NAT gets.
-    with serving({"ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour", **env}, workers) as (base, process):
+    env = {"ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour", "ARBITRE_BENCH_STATEMENTS": "1", **env}
+    with serving(env, workers, floor=True, log_copy=log_copy) as (base, process):
         time.sleep(1)  # every worker booted
         yield base, process.pid
+
+
+def statements(base: str) -> dict[str, int]:
+    """The statements the server's workers have sent so far, in all and by whom (floor_server.py)."""
+    with urllib.request.urlopen(base + "/bench/statements", timeout=30) as response:
+        return json.load(response)
+
+
+class Statements:
+    """The SQL statements the server sent between ``__enter__`` and ``__exit__``."""
+
+    def __init__(self, base: str):
+        self.base = base
+
+    def __enter__(self):
+        self.before = statements(self.base)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        after = statements(self.base)
+        self.counts = {name: after[name] - self.before[name] for name in after}
+        self.count = self.counts["statements"]
+
+    def per(self, taps: int) -> str:
+        """Per tap: in all; within the taps' requests; within other requests (pages, streams
+        opening); outside any request (a process reading answers its wake-ups did not carry)."""
+        n = max(taps, 1)
+        counts = self.counts
+        return (
+            f"{counts['statements'] / n:.2f} SQL statements per tap: {counts['writes'] / n:.2f} in the taps, "
+            f"{counts['reads'] / n:.2f} in other requests, {counts['background'] / n:.2f} for the streams "
+            f"({counts['selects'] / n:.2f} SELECT; {counts['statements']} over {taps} taps)"
+        )
 
 
 def rss_bytes(master: int) -> int:
@@ -82,23 +142,51 @@ def machine_busy() -> tuple[float, float]:
 
 
 class Usage:
-    """CPU used by the server, and by the whole machine, between ``start()`` and ``stop()``."""
+    """CPU used by the server, by the benchmark's own processes (the referees' taps, the phones'
+    clients), and by the whole machine, between ``__enter__`` and ``__exit__``."""
 
     def __init__(self, master: int):
         self.master = master
 
     def __enter__(self):
         self.started, self.server, self.machine = time.perf_counter(), server_cpu(self.master), machine_busy()
+        self.bench, self.waited = bench_cpu(self.master), cpu_waited()
         return self
 
     def __exit__(self, *exc) -> None:
         elapsed = time.perf_counter() - self.started
         busy, total = machine_busy()
         self.server_cores = (server_cpu(self.master) - self.server) / elapsed
+        self.bench_cores = (bench_cpu(self.master) - self.bench) / elapsed
         self.machine_percent = 100 * (busy - self.machine[0]) / max(total - self.machine[1], 1)
+        self.waiting_percent = 100 * (cpu_waited() - self.waited) / elapsed
 
     def __str__(self) -> str:
-        return f"(server {self.server_cores:.2f} cores; machine {self.machine_percent:.0f}% busy)"
+        return (
+            f"(server {self.server_cores:.2f} cores; benchmark's clients {self.bench_cores:.2f}; "
+            f"machine {self.machine_percent:.0f}% busy, tasks waiting for a core {self.waiting_percent:.0f}%"
+            " of the time)"
+        )
+
+
+def cpu_waited() -> float:
+    """Seconds so far during which some runnable task of the machine waited for a core (Linux's
+    pressure stall information, /proc/pressure/cpu: NaN where the kernel has none)."""
+    try:
+        some = Path("/proc/pressure/cpu").read_text().split("\n", 1)[0]
+    except OSError:
+        return float("nan")
+    return int(some.rsplit("total=", 1)[1]) / 1e6
+
+
+def bench_cpu(master: int) -> float:
+    """CPU seconds used so far by this process and its children but the server (the phones' clients)."""
+    total = 0.0
+    for pid in [os.getpid(), *(p for p in server_workers(os.getpid()) if p != master)]:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def post(base: str, path: str, body: dict) -> dict:
@@ -122,10 +210,11 @@ async def read_head(reader) -> tuple[int, dict]:
 
 
 class Referee:
-    """One table's referee: taps over a kept-alive connection, reconnecting if the server closed it."""
+    """One table's referee: taps over a kept-alive connection, reconnecting if the server closed it,
+    from its phone's own address (``address``; by default 127.0.0.1)."""
 
-    def __init__(self, port: int, table: dict, index: int):
-        self.port, self.table, self.index = port, table, index
+    def __init__(self, port: int, table: dict, index: int, address: str | None = None):
+        self.port, self.table, self.index, self.address = port, table, index, address
         self.version, self.count = table["version"], 0
         self.connection = None
 
@@ -147,7 +236,9 @@ class Referee:
         for attempt in range(3):  # a retry carries the same id: applied once
             try:
                 if self.connection is None:
-                    self.connection = await asyncio.open_connection(HOST, self.port)
+                    self.connection = await asyncio.open_connection(
+                        HOST, self.port, local_addr=(self.address, 0) if self.address else None
+                    )
                 reader, writer = self.connection
                 writer.write(head + data)
                 status, headers = await read_head(reader)
@@ -186,59 +277,129 @@ async def referees_tap(
 # --- followers, in client processes --------------------------------------------------------------
 
 
-async def follow(port: int, code: str, address: str, heard: list, opened: asyncio.Event) -> str:
-    """One phone: open the stream, note every version it reads; the reason it stopped."""
-    try:
-        reader, writer = await asyncio.open_connection(HOST, port, local_addr=(address, 0), limit=READ_LIMIT)
-    except OSError as error:
-        opened.set()
-        return f"connect: {error.strerror or error}"
-    try:
-        writer.write(
-            f"GET /api/tables/{code}/stream HTTP/1.1\r\nHost: {HOST}\r\n"
-            f"Accept: text/event-stream\r\n\r\n".encode()
-        )
-        status, _ = await read_head(reader)
-        if status != 200:
+INITIAL = re.compile(rb'<script type="application/json" id="initial">(.*?)</script>', re.S)
+RECONNECTS = 3  # a dropped stream is opened again this many times at most (EventSource: for ever)
+
+
+async def request(reader, writer, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+    """One request on a kept-alive connection, as a browser sends it; (status, body)."""
+    data = b"" if body is None else json.dumps(body).encode()
+    extra = "" if body is None else f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+    writer.write(f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n{extra}\r\n".encode() + data)
+    status, headers = await read_head(reader)
+    if "content-length" in headers:
+        return status, await reader.readexactly(int(headers["content-length"]))
+    chunks = []  # chunked
+    while size := int((await reader.readline()).split(b";")[0], 16):
+        chunks.append(await reader.readexactly(size))
+        await reader.readline()
+    await reader.readline()
+    return status, b"".join(chunks)
+
+
+async def load(reader, writer, kind: str, code: str, player: str) -> int:
+    """What the page requests when it opens, before its stream; the version it drew."""
+    path = {"view": f"/t/{code}", "player": f"/t/{code}/p/{player}", "referee": f"/r/{code}"}[kind]
+    status, page = await request(reader, writer, "GET", path)
+    if status != 200:
+        raise PageError(f"{path}: status {status}")
+    version = json.loads(INITIAL.search(page).group(1))["version"]
+    if kind == "referee":
+        for method, asked, body in (
+            ("POST", f"/api/tables/{code}/checks/swap", {"face_up": {}}),
+            ("GET", f"/api/tables/{code}/log?tail=100", None),
+        ):
+            status, _ = await request(reader, writer, method, asked, body)
+            if status != 200:
+                raise PageError(f"{asked}: status {status}")
+    return version
+
+
+class PageError(Exception):
+    pass
+
+
+async def follow(port: int, phone: tuple, heard: list, opened: asyncio.Event, drops: list) -> str:
+    """One phone: load its page, open the stream from the version the page drew, note every version
+    it reads; on a dropped stream, open it again from the latest; the reason it stopped."""
+    _, code, address, kind, player = phone
+    since = None
+    for attempt in range(RECONNECTS + 1):
+        try:
+            reader, writer = await asyncio.open_connection(
+                HOST, port, local_addr=(address, 0), limit=READ_LIMIT
+            )
+        except OSError as error:
             opened.set()
-            return f"status {status}"
-        while line := await reader.readline():
-            if line.startswith(b"id: "):
-                heard.append((int(line[4:]), time.perf_counter()))
+            return f"connect: {error.strerror or error}"
+        try:
+            if since is None:
+                since = await load(reader, writer, kind, code, player)
+                heard.append((since, time.perf_counter()))
+            writer.write(
+                f"GET /api/tables/{code}/stream?since={since} HTTP/1.1\r\nHost: {HOST}\r\n"
+                f"Accept: text/event-stream\r\n\r\n".encode()
+            )
+            status, _ = await read_head(reader)
+            if status != 200:
                 opened.set()
-        opened.set()
-        return "closed by the server"
-    except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
-        opened.set()
-        return f"error: {error!r}"
-    finally:
-        writer.close()
+                return f"status {status}"
+            opened.set()
+            while line := await reader.readline():
+                if line.startswith(b"id: "):
+                    since = int(line[4:])
+                    heard.append((since, time.perf_counter()))
+            reason = "closed by the server"
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError, PageError) as error:
+            reason = f"error: {error!r}"
+        finally:
+            writer.close()
+        if since is None or attempt == RECONNECTS:
+            opened.set()
+            return reason
+        drops.append(reason)
+        await asyncio.sleep(random.uniform(0.5, 1.5))  # the stream's `retry: 1000`
+    return reason
 
 
 def follower_process(
-    port: int, phones: list[tuple[int, str, str]], rate: float, ready, stop, results
+    port: int, phones: list[tuple], rate: float, ready, stop, results, nice: int = 0
 ) -> None:
-    """Hold ``phones`` (table index, code, address) open until ``stop``; report what each heard."""
+    """Hold ``phones`` (table index, code, address, page kind, player) open until ``stop`` brings the
+    newest version of each table; then give each phone up to `LATE` seconds to read it (a late
+    version is not a missed one), and report what each heard, and how it ended if it did."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    os.nice(nice)
 
     async def main() -> None:
         heard = [[] for _ in phones]
+        drops: list[str] = []  # streams dropped and opened again
         opened = [asyncio.Event() for _ in phones]
         tasks = []
-        for n, (_, code, address) in enumerate(phones):
-            tasks.append(asyncio.create_task(follow(port, code, address, heard[n], opened[n])))
+        for n, phone in enumerate(phones):
+            tasks.append(asyncio.create_task(follow(port, phone, heard[n], opened[n], drops)))
             if n % 10 == 9:
                 await asyncio.sleep(10 / rate)  # a crowd arriving, not one burst of SYNs
         await asyncio.wait_for(asyncio.gather(*(event.wait() for event in opened)), 120)
-        ready.put(sum(1 for h in heard if h))
-        while not stop.is_set():
+        ready.put(sum(1 for h in heard if h))  # pages drawn (each then opened its stream)
+        while True:
+            try:
+                newest = stop.get_nowait()
+                break
+            except queue.Empty:
+                await asyncio.sleep(0.1)
+        waited = time.perf_counter() + LATE
+        while time.perf_counter() < waited and any(
+            not task.done() and (not h or h[-1][0] < newest.get(phones[n][0], 0))
+            for n, (h, task) in enumerate(zip(heard, tasks, strict=True))
+        ):
             await asyncio.sleep(0.1)
         ended = [task.result() if task.done() else None for task in tasks]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        results.put([(phones[n][0], heard[n], ended[n]) for n in range(len(phones))])
+        results.put(([(phones[n][0], heard[n], ended[n]) for n in range(len(phones))], drops))
 
     asyncio.run(main())
 
@@ -246,17 +407,18 @@ def follower_process(
 class Crowd:
     """Followers spread over client processes; ``open()`` returns once each has its first state."""
 
-    def __init__(self, port: int, phones: list[tuple[int, str, str]], processes: int, rate: float):
+    def __init__(self, port: int, phones: list[tuple], processes: int, rate: float, nice: int = 0):
         context = multiprocessing.get_context("fork")
-        self.ready, self.results, self.stop = context.Queue(), context.Queue(), context.Event()
+        self.ready, self.results = context.Queue(), context.Queue()
+        self.stops = [context.Queue() for _ in range(processes)]
         shares = [phones[i::processes] for i in range(processes)]
         self.processes = [
             context.Process(
                 target=follower_process,
                 daemon=True,
-                args=(port, share, rate / processes, self.ready, self.stop, self.results),
+                args=(port, share, rate / processes, self.ready, stop, self.results, nice),
             )
-            for share in shares
+            for share, stop in zip(shares, self.stops, strict=True)
             if share
         ]
 
@@ -265,9 +427,19 @@ class Crowd:
             process.start()
         return sum(self.ready.get(timeout=180) for _ in self.processes)
 
-    def close(self) -> list[tuple[int, list, str | None]]:
-        self.stop.set()
-        heard = [item for _ in self.processes for item in self.results.get(timeout=120)]
+    def close(self, taps: list) -> list[tuple[int, list, str | None]]:
+        """Each phone's table index, the versions it read (with when), how it ended; once each has
+        read its table's newest version among ``taps`` (or `LATE` seconds passed)."""
+        newest: dict[int, int] = {}
+        for index, version, _, _ in taps:
+            newest[index] = max(newest.get(index, 0), version)
+        for stop in self.stops:
+            stop.put(newest)
+        heard, self.drops = [], []
+        for _ in self.processes:
+            phones, drops = self.results.get(timeout=LATE + 120)
+            heard += phones
+            self.drops += drops
         for process in self.processes:
             process.join(30)
         return heard
@@ -313,7 +485,11 @@ def fan_out(taps, heard, tables: int) -> tuple[list[float], int, int, int]:
             first = ids[0]  # the state the phone opened on
             expected = set(range(first + 1, newest.get(index, first) + 1))
             got = ids[1:]
-            missed += len(expected - set(got))
+            lost = expected - set(got)
+            missed += len(lost)
+            if lost and os.environ.get("BENCH_LIVE_MISSED"):  # which ones, for a diagnosis
+                read = f"{got[:3]}...{got[-3:]}"
+                print(f"  table {index}: opened on {first}, read {read}, missed {sorted(lost)[:5]}")
             doubled += len(got) - len(set(got))
             disorder += sum(1 for a, b in zip(ids, ids[1:], strict=False) if b <= a)
             for version, at in versions[1:]:
@@ -334,40 +510,48 @@ def run(args, base: str, master: int) -> None:
         post(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
         for _ in range(args.tables)
     ]
-    referees = [Referee(port, table, i) for i, table in enumerate(tables)]
+    # Each referee's phone has its own address, for its taps and its page.
+    referees = [Referee(port, table, i, next(ADDRESSES)) for i, table in enumerate(tables)]
+    # Each referee's own page (its stream, which echoes its taps), open for the whole run.
+    own = [(r.index, r.table["code"], r.address, "referee", None) for r in referees]
+    pages = Crowd(port, own, 1, args.arrivals)
+    pages.open()
     # Unmeasured: every worker opens its pool of database connections (a PostgreSQL connection is a
     # process) and warms its caches, so the first phase is not charged for it.
     asyncio.run(referees_tap(port, tables, args.warmup, args.interval, referees))
 
-    with Usage(master) as usage:
+    with Usage(master) as usage, Statements(base) as alone_sql:
         alone = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
     print(f"{len(tables)} tables, one referee each, a tap every {args.interval:g} s on average per table")
     print(line("tap round trip, no follower", [(a - s) * 1e3 for _, _, s, a in alone]), usage)
+    print(f"{'  its SQL':<46} {alone_sql.per(len(alone))}")
 
     phones = [
-        (i, table["code"], address)
+        (i, table["code"], next(ADDRESSES), kind, f"p{1 + n % len(PLAYERS)}")
         for i, table in enumerate(tables)
-        for address in [next(ADDRESSES) for _ in range(args.followers)]
+        for n, kind in enumerate(["view", "player"] * (args.followers // 2) + ["view"] * (args.followers % 2))
     ]
     before = rss_bytes(master)
     started = time.perf_counter()
-    crowd = Crowd(port, phones, args.clients, args.arrivals)
-    opened = crowd.open()
-    took = time.perf_counter() - started
-    time.sleep(2)
+    with Statements(base) as opening:
+        crowd = Crowd(port, phones, args.clients, args.arrivals, args.nice)
+        opened = crowd.open()
+        took = time.perf_counter() - started
+        time.sleep(2)
     after = rss_bytes(master)
     print(
-        f"followers: {opened} of {len(phones)} streams opened in {took:.1f} s; server RSS "
+        f"followers: {opened} of {len(phones)} pages loaded, streams opened, in {took:.1f} s "
+        f"({opening.count / max(opened, 1):.1f} SQL statements per page opened); server RSS "
         f"{before / 2**20:.0f} -> {after / 2**20:.0f} MiB: "
         f"{(after - before) / max(opened, 1) / 1024:.1f} KiB per open stream"
     )
-    with Usage(master) as usage:
+    with Usage(master) as usage, Statements(base) as followed_sql:
         with_followers = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
-    time.sleep(3)  # the last taps reach their followers
-    heard = crowd.close()
+    heard = crowd.close(with_followers)
     print(
         line(f"tap round trip, {opened} followers", [(a - s) * 1e3 for _, _, s, a in with_followers]), usage
     )
+    print(f"{'  its SQL':<46} {followed_sql.per(len(with_followers))}")
     lags, missed, doubled, disorder = fan_out(with_followers, heard, len(tables))
     print(line("tap answered -> last follower of its table", lags))
     print(
@@ -376,13 +560,23 @@ def run(args, base: str, master: int) -> None:
     )
     ended = [reason for _, _, reason in heard if reason]
     print(f"{'streams that ended early':<46} {len(ended)} {sorted(set(ended))[:3]}")
+    print(
+        f"{'streams dropped, opened again (?since=)':<46} {len(crowd.drops)} {sorted(set(crowd.drops))[:3]}"
+    )
 
     if args.idle:
         idle(args, port, master, tables, referees)
+    own = pages.close(alone + with_followers)
+    _, missed, doubled, _ = fan_out(alone + with_followers, own, len(tables))
+    ended = [reason for _, _, reason in own if reason]
+    print(f"{'referee pages: missed / doubled; ended early':<46} {missed} / {doubled}; {len(ended)}")
 
 
 def idle(args, port: int, master: int, tables: list[dict], referees: list[Referee]) -> None:
-    phones = [(i % len(tables), tables[i % len(tables)]["code"], next(ADDRESSES)) for i in range(args.idle)]
+    phones = [
+        (i % len(tables), tables[i % len(tables)]["code"], next(ADDRESSES), "view", None)
+        for i in range(args.idle)
+    ]
     time.sleep(2)
     before = rss_bytes(master)
     started = time.perf_counter()
@@ -408,8 +602,7 @@ def idle(args, port: int, master: int, tables: list[dict], referees: list[Refere
     for referee in chosen:
         referee.connection = None
     tapped = asyncio.run(taps())
-    time.sleep(3)
-    heard = crowd.close()
+    heard = crowd.close(tapped)
     ended = [reason for _, _, reason in heard if reason]
     print(
         f"idle: held {args.hold:g} s; streams refused or ended early: {len(ended)} {sorted(set(ended))[:3]}"
@@ -438,6 +631,14 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=2, help="follower client processes")
     parser.add_argument("--arrivals", type=float, default=500, help="phones opening a stream per second")
     parser.add_argument("--workers", type=int, default=None, help="server processes (default: serve's)")
+    parser.add_argument("--log", default=None, help="where to copy the server's log at the end")
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="niceness of the followers' client processes (e.g. 10: the phones' own reading yields the "
+        "machine's cores to the server and the referee's phone, as phones elsewhere would)",
+    )
     parser.add_argument("--postgres", action="store_true", help="start a throwaway PostgreSQL server")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -452,12 +653,13 @@ def main() -> None:
     else:
         env["DATABASE_URL"] = ""
     try:
-        with serve(env, args.workers) as (base, master):
+        with serve(env, args.workers, args.log) as (base, master):
             workers = len(server_workers(master))
             backend = "PostgreSQL (fsync on)" if args.postgres else "SQLite (WAL, synchronous=FULL)"
             print(
                 f"backend: {backend}; server: gunicorn + gevent, {workers} workers; "
                 f"{os.cpu_count()} cores shared with the clients"
+                + (f" (the followers' at nice {args.nice})" if args.nice else "")
             )
             run(args, base, master)
     finally:

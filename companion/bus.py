@@ -5,7 +5,10 @@ answer it gave); ``live`` subscribes to the app's :class:`Bus`. A message is onl
 database stays the one truth, and a listener that hears of version ``v`` reads (or already holds)
 the table's answers up to ``v``.
 
-- Within one process, delivery is a function call, made at once.
+- Within one process, delivery is a function call: made at once by an app that never started its
+  bus (the test client's); in the production server (``Bus.start``) by a thread of its own, in the
+  order published, so that the write that published answers first (under gevent a tap waking a
+  channel of 800 followers answered after most of their frames: docs/PERFORMANCE.md, issue 28).
 - Between processes, a transport carries ``(table id, version)``, started by the production server
   for each worker (``Bus.start``) and never by the test client:
 
@@ -16,7 +19,9 @@ the table's answers up to ``v``.
   * SQLite (one machine by nature): one Unix datagram socket per process, in a directory named
     after the database file; a sender writes one datagram to each socket it finds there. No
     process polls the database, and a process that died leaves a socket nobody reads, which the
-    next sender removes.
+    next sender removes. A process too busy to read in time (its queue of datagrams full for
+    ``SEND_TIMEOUT_SECONDS``) is sent its wake-ups again, merged with those that came meanwhile:
+    dropped, the last version of a table would never reach its followers there.
 
 The tap never waits for a transport: :func:`publish` hands the message to a sending thread (a
 greenlet under gevent) and returns.
@@ -68,7 +73,10 @@ def publish_rematch(table_id: int, rematch: str) -> None:
     """Tell every follower of the table, here and in the other processes, where its rematch is."""
     bus = current_app.extensions.get(EXTENSION)
     if bus is not None:
-        bus.rematched(table_id, rematch)
+        if bus.local is not None:  # after the wake-ups published before it, as they were
+            bus.local.put((table_id, REMATCH, rematch))
+        else:
+            bus.rematched(table_id, rematch)
         if bus.transport is not None:
             bus.transport.outbox.put((table_id, REMATCH, rematch))
 
@@ -97,13 +105,17 @@ class Bus:
         self.app = app
         self.subscribers: list = []
         self.transport: _Transport | None = None
+        self.local: queue.Queue | None = None  # this process's wake-ups, once `start` made their thread
 
     def subscribe(self, subscriber) -> None:
         self.subscribers.append(subscriber)
 
     def publish(self, table_id: int, version: int, answer: dict, data: str | None = None) -> None:
         data = data if data is not None else serialized(answer)
-        self.deliver(table_id, version, data)
+        if self.local is not None:
+            self.local.put((table_id, version, data))
+        else:
+            self.deliver(table_id, version, data)
         if self.transport is not None:
             self.transport.outbox.put((table_id, version, data))
 
@@ -121,7 +133,13 @@ class Bus:
             subscriber.catch_up()
 
     def start(self) -> None:
-        """Start carrying messages to and from the other processes on the same database."""
+        """Deliver this process's messages from a thread of their own; start carrying messages to and
+        from the other processes on the same database."""
+        if self.local is None:
+            self.local = queue.Queue()
+            threading.Thread(
+                target=self._delivering, args=(self.local,), name="bus-local", daemon=True
+            ).start()
         if self.transport is not None:
             return
         url = make_url(self.app.config["SQLALCHEMY_DATABASE_URI"])
@@ -134,9 +152,24 @@ class Bus:
         self.transport.start()
 
     def stop(self) -> None:
+        if self.local is not None:
+            self.local.put(None)
+            self.local = None
         if self.transport is not None:
             self.transport.stop()
             self.transport = None
+
+    def _delivering(self, local: queue.Queue) -> None:
+        """This process's wake-ups, in the order published, once their writer has moved on."""
+        while (item := local.get()) is not None:
+            table_id, version, data = item
+            try:
+                if version == REMATCH:
+                    self.rematched(table_id, data)
+                else:
+                    self.deliver(table_id, version, data)
+            except Exception:  # a subscriber's fault costs its followers a delay, never the next wake-ups
+                log.exception("live bus: could not deliver a wake-up in this process")
 
 
 class _Transport:
@@ -268,7 +301,8 @@ class _Datagrams(_Transport):
     The directory is in the temporary folder (a socket's path must fit in 107 bytes, which an
     instance folder may not), named after the database file's path and the user. Each peer has its
     own sending greenlet and queue, so a peer slow to read delays only its own wake-ups; what
-    waits for it is merged (the newest version per table is all a wake-up needs to say).
+    waits for it is merged (the newest version per table is all a wake-up needs to say), and what
+    it did not take in time is merged again with what comes next and sent again.
     """
 
     def __init__(self, bus: Bus, database: Path):
@@ -315,27 +349,36 @@ class _Datagrams(_Transport):
     def _send_to(self, peer: str, waiting: queue.Queue) -> None:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as outlet:
             outlet.settimeout(SEND_TIMEOUT_SECONDS)
+            late = False  # the last send timed out
             while (batch := waiting.get()) is not None:
                 newest: dict[int, int] = {}
-                items = []
+                rematches = []
                 for item in batch + [item for more in _drain(waiting) for item in more]:
                     if len(item) == 3:  # a rematch: "<table id>:r:<code>"
-                        items.append(":".join(map(str, item)))
+                        rematches.append(item)
                         continue
                     table_id, version = item
                     newest[table_id] = max(version, newest.get(table_id, version))
+                items = [":".join(map(str, item)) for item in rematches]
                 items += [f"{table_id}:{version}" for table_id, version in newest.items()]
                 try:
                     for start in range(0, len(items), BATCH):
                         outlet.sendto(
                             " ".join(items[start : start + BATCH]).encode(), str(self.folder / peer)
                         )
+                    late = False
                 except (ConnectionRefusedError, FileNotFoundError):
                     (self.folder / peer).unlink(missing_ok=True)  # its process is gone
                     self.peers.pop(peer, None)
                     return
-                except OSError as error:  # too busy to read within the timeout: it misses these
-                    log.warning("live bus: peer %s did not take %d wake-up(s): %s", peer, len(items), error)
+                except OSError as error:  # too busy to read within the timeout: again, with what comes
+                    if not late:
+                        log.warning(
+                            "live bus: peer %s slow to take %d wake-up(s): %s", peer, len(items), error
+                        )
+                    late = True
+                    # Sent again, whole: a wake-up or a rematch heard twice changes nothing.
+                    waiting.put(rematches + list(newest.items()))
 
     def listen(self) -> None:
         while not self.stopping.is_set():
