@@ -107,7 +107,7 @@ def test_a_log_with_an_empty_birth_recorded_under_the_old_rules_reads_everywhere
     assert client.get(f"{base}/timeline").status_code == 200
     exported = client.get(f"{base}/export")
     assert exported.status_code == 200 and len(exported.get_json()["events"]) == len(BEFORE) + 2
-    rows = list(csv.reader(io.StringIO(client.get(f"{base}/export.csv").get_data(as_text=True))))
+    rows = list(csv.reader(io.StringIO(client.get(f"{base}/export.csv?lang=en").get_data(as_text=True))))
     assert rows[0][1:] == NAMES
     assert client.get(f"/t/{table.code}/results").status_code == 200
     assert client.get(f"/t/{table.code}").status_code == 200
