@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect
 from companion.i18n import catalogue
 from e2e.conftest import morto_touch
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
+from engine.messages import fill
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
 CHANGED = re.compile(r"\bchanged\b")
@@ -25,7 +26,8 @@ READY_MS = 15_000  # a referee page starts its engine (Pyodide) meanwhile
 
 
 def words(key: str, lang: str = "fr", **params) -> str:
-    return catalogue(lang)[key].format(**params)
+    """A sentence of the catalogue as the pages word it (elided before a vowel in French)."""
+    return fill(catalogue(lang)[key], params, lang)
 
 
 def touched(name: str, player: str, lang: str = "fr") -> str:

@@ -517,6 +517,7 @@ class Thumb:
     def tap(self, target) -> None:
         expect(target).to_be_enabled()
         assert self.page.evaluate("scrollY") == 0, "the page had to be scrolled"
+        expect(target).to_be_in_viewport()  # a frame may redraw the card meanwhile: the control it draws
         box = target.bounding_box()
         dock = self.page.locator(".dock").bounding_box()
         assert box is not None and box["y"] >= 0, f"{target} is not on the screen: {box}"

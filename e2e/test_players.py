@@ -19,6 +19,7 @@ from companion.i18n import catalogue
 from e2e.test_live_pages import READY_MS, synced
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, history
 from e2e.test_pages import check_axe
+from engine.messages import fill
 
 SECRET_IN_FRAGMENT = re.compile(r"/t/[0-9A-Z]+/p/p\d+#s=[^&]+$")
 # A vibration is an extra the phone may lack: recorded here, to see that the page asked for one.
@@ -27,7 +28,8 @@ navigator.vibrate = (pattern) => { window.__vibrations.push(pattern); return tru
 
 
 def words(key: str, lang: str = "fr", **params) -> str:
-    return catalogue(lang)[key].format(**params)
+    """A sentence of the catalogue as the pages word it (elided before a vowel in French)."""
+    return fill(catalogue(lang)[key], params, lang)
 
 
 def referee_page(phone, table: dict, **context) -> Page:

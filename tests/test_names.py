@@ -91,6 +91,7 @@ VISIBLE = [
     "葛\U000e0100",  # an ideographic variation selector (a family name's own glyph)
     "ශ්\u200dරී",  # Sinhala: ZWJ after a virama
     "علی\u200cرضا",  # Persian: ZWNJ between Arabic letters
+    "بَ\u200cبُ",  # ZWNJ between Arabic letters that carry their vowel marks
     "שרה",
     "فاطمة",
     "Ana\u00a0Maria",  # a no-break space inside

@@ -195,6 +195,20 @@ def test_existentiel_a_newcomer_added_on_both_phones_and_the_taps_naming_them():
     assert [p["name"] for p in core.view("existentiel", table.state)["players"]] == ["Ada", "Chloé", "Yann"]
 
 
+def test_existentiel_a_roll_for_a_newcomer_another_phone_took_back_says_the_player_is_unknown():
+    """The roll meant Zoé; another phone undid her arrival: the tap names no player now, and the
+    rule that says so is the answer (not a bare "changed")."""
+    zoe = {"type": "add_player", "name": "Zoé", "birth_month": 5}
+    table = Table(EXISTENTIEL, zoe)
+    taps = table.offline(roll("p3", 1))
+    table.state = core.replay(table.game, table.players, table.options, [])  # Zoé's arrival undone
+    [result] = table.rebase(taps)
+    assert result != "applied" and result != "changed"
+    with pytest.raises(core.RuleError) as refused:
+        core.apply(table.game, table.state, roll("p3", 1))
+    assert result == refused.value.code
+
+
 def test_existentiel_a_rendezvous_or_a_title_set_on_both_phones_is_set_aside_on_the_second():
     table = Table(EXISTENTIEL)
     taps = table.offline(
