@@ -28,7 +28,7 @@ const monthOf = (li) => li.querySelector("select[name=birth_month]");
 
 function monthSelect(month) {
   return h("select", { name: "birth_month", required: true },
-    h("option", { value: "" }, t("ui.newtable.month_choose")),
+    h("option", { value: "" }, t("ui.shell.month_choose")),
     Array.from({ length: 12 }, (_, i) => h("option", { value: i + 1, selected: month === i + 1 }, t(`ui.shell.month.${i + 1}`))));
 }
 

@@ -38,7 +38,7 @@ function keepingFocus(root, draw) {
 const draft = {
   virtual: {}, // player id -> {die, landing}
   confirmDeath: null, // player id whose acceptance of the death adventure awaits confirmation
-  name: "", month: "1",
+  name: "", month: "",
   at: null, place: null, // null: show the rendez-vous in effect
   titles: {}, // adventure -> edited title
   titlesOpen: false,
@@ -250,12 +250,14 @@ function addPlayerForm(state, action, ctx) {
       event.preventDefault();
       const name = event.target.elements.name.value.trim();
       const month = Number(event.target.elements.birth_month.value);
-      if (await record(ctx, action, { name, birth_month: month })) { draft.name = ""; draft.month = "1"; ctx.render(); }
+      if (await record(ctx, action, { name, birth_month: month })) { draft.name = ""; draft.month = ""; ctx.render(); }
     } },
     h("input", { name: "name", id: "new-player-name", placeholder: t("ui.existentiel.name"), maxlength: state.limits.name, required: true, value: draft.name,
       "aria-label": t("ui.existentiel.new_player_name"), "data-keep": "new-player-name", oninput: (e) => { draft.name = e.target.value; } }),
-    h("select", { name: "birth_month", id: "new-player-month", "aria-label": t("ui.existentiel.birth_month"), "data-keep": "new-player-month",
-      onchange: (e) => { draft.month = e.target.value; } },
+    // No month chosen until the game master chooses one: a silent janvier would move the first roll.
+    h("select", { name: "birth_month", id: "new-player-month", required: true, "aria-label": t("ui.existentiel.birth_month"),
+      "data-keep": "new-player-month", onchange: (e) => { draft.month = e.target.value; } },
+    h("option", { value: "", selected: draft.month === "" }, t("ui.shell.month_choose")),
     MONTHS.map((m) => h("option", { value: m, selected: String(m) === draft.month }, month(m)))),
     h("button", { type: "submit", "data-action": "add-player" }, t("ui.existentiel.add"))));
 }
