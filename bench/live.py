@@ -349,7 +349,7 @@ class Game:
         event = self.choose()
         phone = self.seats.get(event.get("player")) if event["type"] in OWN_MOVES else None
         kind = "player" if phone else "referee"
-        body = {"id": uuid.uuid4().hex, **event}
+        body = {"id": str(uuid.uuid4()), **event}  # crypto.randomUUID(), as api.js newId
         if not phone:
             phone, body["version"] = self.referee, self.version
         if self.split:
@@ -358,6 +358,7 @@ class Game:
         status, answer = await phone.post("events", body)
         answered = time.perf_counter()
         assert status == 201, (status, answer, body)
+        assert answer["did"]["by"] == (event["player"] if kind == "player" else "referee"), answer["did"]
         self.version, self.state = answer["version"], answer["state"]
         self.kinds[self.version] = kind
         return self.index, self.version, sent, answered
@@ -793,6 +794,13 @@ def run(args, base: str, master: int) -> None:
     ended = [reason for _, _, reason in own if reason]
     label = "writers' own pages: missed / doubled; ended early"
     print(f"{label:<46} {missed} / {doubled}; {len(ended)}")
+    if args.game == "existentiel":  # with no follower, the writers' own pages are the ones following
+        kinds = kinds_of(referees)
+        print("with no follower, delivery to the writers' own pages:")
+        for kind in ("player", "referee"):
+            only = {(tap[0], tap[1]) for tap in alone if kinds[(tap[0], tap[1])] == kind}
+            lags, missed, doubled, _ = fan_out(alone + with_followers, own, len(tables), only)
+            print(line(f"  {WHO[kind]} -> the last of them", lags))
 
 
 def idle(args, port: int, master: int, tables: list[dict], referees: list[Referee]) -> None:
