@@ -3,7 +3,9 @@ every phone requesting what its page requests.
 
 Run: .venv/bin/python bench/live.py [--tables 200] [--followers 8] [--seconds 30] [--interval 2] [--warmup 5]
                                     [--idle 10000] [--postgres] [--workers N]
+                                    [--game existentiel [--players 8] [--player-moves]]
      e.g. --tables 1 --followers 1600 --interval 0.5 (one table followed by a crowd)
+     --game existentiel --player-moves --tables 1 --followers 400 (players' phones recording their moves)
 
 One run, against a real ``companion serve`` (gunicorn, gevent workers; `bench/floor_server.py`, the same
 server plus a count of the SQL statements it sends) on SQLite or on a throwaway PostgreSQL server
@@ -21,6 +23,14 @@ the static files a page loads once, which touch no database and which the servic
   helper asks the server while the phone's engine starts), ``GET …/log?tail=100``, and its stream
   ``?since=``; per tap its own ``POST …/events`` or ``…/undo`` (each carrying the version it
   follows), nothing more (its own tap coming back on the stream is already acknowledged).
+- *A seated player's phone* (``--game existentiel --player-moves``): the referee gives each of the
+  table's players a seat at set-up (``POST …/players/<id>/secret``); each player's phone, from its
+  own address, opens its page (``/t/<code>/p/<id>``, the secret in the fragment: no request more)
+  and its stream, and records its own moves as static/js/player.js does through sync.js
+  (``sendSeat``): ``POST …/events`` with its secret, a fresh client id and no version, nothing more.
+  The table is played through (`Game`): the players roll, accept or refuse; the referee's phone
+  validates under way and moves the rendez-vous now and then. Without ``--player-moves`` the
+  referee's phone records every move, as on an Il Morto table.
 
 0. Every table's referee page is loaded; then *warm-up*: the referees tap for ``warmup`` seconds,
    unmeasured.
@@ -42,6 +52,9 @@ the static files a page loads once, which touch no database and which the servic
 In phases 1 and 2, the SQL statements the server sent (SQLAlchemy's ``before_cursor_execute``, every
 worker: the taps, the streams, the rate-limit reads; not the bus's own ``NOTIFY``/``LISTEN``
 connection) over the taps made: *statements per tap*, which must not grow with the followers.
+On a Le jeu existentiel table, the players' moves and the referee's taps are also reported apart
+(answer, delivery, missed and doubled); with one table, so are their statements (`Split`: each write
+is charged what the server sent from just before it to just before the next one).
 
 All traffic stays on 127.0.0.0/8. Clocks are CLOCK_MONOTONIC (``time.perf_counter``), one for the
 whole machine, so times compare across processes.
@@ -63,6 +76,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -114,13 +128,17 @@ class Statements:
     def per(self, taps: int) -> str:
         """Per tap: in all; within the taps' requests; within other requests (pages, streams
         opening); outside any request (a process reading answers its wake-ups did not carry)."""
-        n = max(taps, 1)
-        counts = self.counts
-        return (
-            f"{counts['statements'] / n:.2f} SQL statements per tap: {counts['writes'] / n:.2f} in the taps, "
-            f"{counts['reads'] / n:.2f} in other requests, {counts['background'] / n:.2f} for the streams "
-            f"({counts['selects'] / n:.2f} SELECT; {counts['statements']} over {taps} taps)"
-        )
+        return per_write(self.counts, taps, "tap")
+
+
+def per_write(counts: dict[str, int], writes: int, noun: str) -> str:
+    n = max(writes, 1)
+    return (
+        f"{counts['statements'] / n:.2f} SQL statements per {noun}: "
+        f"{counts['writes'] / n:.2f} in the {noun}s, "
+        f"{counts['reads'] / n:.2f} in other requests, {counts['background'] / n:.2f} for the streams "
+        f"({counts['selects'] / n:.2f} SELECT; {counts['statements']} over {writes} {noun}s)"
+    )
 
 
 def rss_bytes(master: int) -> int:
@@ -189,10 +207,12 @@ def bench_cpu(master: int) -> float:
     return total
 
 
-def post(base: str, path: str, body: dict) -> dict:
-    request = urllib.request.Request(
-        base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
+def post(base: str, path: str, body: dict | None, secret: str | None = None) -> dict:
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if secret:
+        headers["Authorization"] = f"Bearer {secret}"
+    data = json.dumps(body).encode() if body is not None else b""
+    request = urllib.request.Request(base + path, data=data, headers=headers, method="POST")
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
 
@@ -209,30 +229,23 @@ async def read_head(reader) -> tuple[int, dict]:
     return status, headers
 
 
-class Referee:
-    """One table's referee: taps over a kept-alive connection, reconnecting if the server closed it,
-    from its phone's own address (``address``; by default 127.0.0.1)."""
+class Writer:
+    """One phone that records, over its own kept-alive connection (reconnecting if the server closed
+    it), from its own address (``address``; by default 127.0.0.1), with its own secret: the headers
+    static/js/api.js sends (``Accept``, ``Content-Type``, ``Authorization: Bearer``)."""
 
-    def __init__(self, port: int, table: dict, index: int, address: str | None = None):
-        self.port, self.table, self.index, self.address = port, table, index, address
-        self.version, self.count = table["version"], 0
+    def __init__(self, port: int, code: str, secret: str, address: str | None = None):
+        self.port, self.code, self.secret, self.address = port, code, secret, address
         self.connection = None
 
-    async def tap(self) -> tuple[int, int, float, float]:
-        """One event or undo; (table index, version, sent at, answered at)."""
-        if self.count % 2 == 0:
-            player = f"p{2 + (self.count // 2) % 11}"
-            path, body = "events", {"id": f"t{self.count}", "type": "touched_early", "player": player}
-        else:
-            path, body = "undo", {"id": f"u{self.count}"}
-        body["version"] = self.version
+    async def post(self, path: str, body: dict) -> tuple[int, dict]:
+        """``POST /api/tables/<code>/<path>``; (status, answer). A retry carries the same client id."""
         data = json.dumps(body).encode()
         head = (
-            f"POST /api/tables/{self.table['code']}/{path} HTTP/1.1\r\nHost: {HOST}\r\n"
-            f"Content-Type: application/json\r\nAuthorization: Bearer {self.table['secret']}\r\n"
+            f"POST /api/tables/{self.code}/{path} HTTP/1.1\r\nHost: {HOST}\r\nAccept: application/json\r\n"
+            f"Content-Type: application/json\r\nAuthorization: Bearer {self.secret}\r\n"
             f"Content-Length: {len(data)}\r\n\r\n"
         ).encode()
-        sent = time.perf_counter()
         for attempt in range(3):  # a retry carries the same id: applied once
             try:
                 if self.connection is None:
@@ -242,12 +255,35 @@ class Referee:
                 reader, writer = self.connection
                 writer.write(head + data)
                 status, headers = await read_head(reader)
-                answer = json.loads(await reader.readexactly(int(headers["content-length"])))
-                break
+                return status, json.loads(await reader.readexactly(int(headers["content-length"])))
             except (ConnectionError, asyncio.IncompleteReadError, IndexError, ValueError):
                 self.connection = None
                 if attempt == 2:
                     raise
+        raise AssertionError  # unreachable: the last attempt returns or raises
+
+
+class Referee:
+    """One Il Morto table's referee: taps (an event, then an undo) with the version it follows."""
+
+    def __init__(self, port: int, table: dict, index: int, address: str | None = None):
+        self.table, self.index, self.address = table, index, address
+        self.phone = Writer(port, table["code"], table["secret"], address)
+        self.version, self.count = table["version"], 0
+
+    def reset(self) -> None:
+        self.phone.connection = None  # each phase has its own event loop
+
+    async def tap(self) -> tuple[int, int, float, float]:
+        """One event or undo; (table index, version, sent at, answered at)."""
+        if self.count % 2 == 0:
+            player = f"p{2 + (self.count // 2) % 11}"
+            path, body = "events", {"id": f"t{self.count}", "type": "touched_early", "player": player}
+        else:
+            path, body = "undo", {"id": f"u{self.count}"}
+        body["version"] = self.version
+        sent = time.perf_counter()
+        status, answer = await self.phone.post(path, body)
         answered = time.perf_counter()
         assert status in (200, 201), (status, answer)
         self.version = answer["version"]
@@ -255,12 +291,121 @@ class Referee:
         return self.index, self.version, sent, answered
 
 
+OWN_MOVES = ("roll", "accept", "refuse")  # engine/existentiel.py PLAYER_MOVES: a player records them
+
+
+class Game:
+    """One Le jeu existentiel table played through (RULES.md §1), one write at a time, each chosen
+    among the actions of ``state.actions`` in the latest answer: in the assigning phase the players'
+    rolls (a die 1..6) and their accepts or refuses (a refusal only while it costs a joker, the death
+    adventure refused while a joker is left), now and then the game master's ``schedule``; under way,
+    the game master's ``validate`` (a success, a failure now and then while it costs a joker). With
+    ``seats`` (player id -> (secret, address)), each player's move is sent by that player's own phone
+    as static/js/player.js sends it (sync.js ``sendSeat``: a fresh client id, no version); the game
+    master's by the referee's phone with the version it follows (referee.js); without, the referee's
+    phone sends everything. ``kinds`` says who made each version: ``player`` or ``referee``."""
+
+    def __init__(self, port: int, table: dict, index: int, address: str, seats: dict | None, rng):
+        self.table, self.index, self.rng = table, index, rng
+        self.referee = Writer(port, table["code"], table["secret"], address)
+        code = table["code"]
+        self.seats = {pid: Writer(port, code, secret, at) for pid, (secret, at) in (seats or {}).items()}
+        self.version, self.state = table["version"], table["state"]
+        self.kinds: dict[int, str] = {}
+        self.split: Split | None = None
+
+    def reset(self) -> None:
+        for phone in [self.referee, *self.seats.values()]:
+            phone.connection = None  # each phase has its own event loop
+        if self.split:
+            self.split.connection = None
+
+    def choose(self) -> dict:
+        """The next event, from the actions the engine lists now."""
+        rng, actions = self.rng, self.state["actions"]
+        players = {p["id"]: p for p in self.state["players"]}
+        own = [a for a in actions if a["type"] in OWN_MOVES]
+        validate = [a for a in actions if a["type"] == "validate"]
+        if self.state.get("phase") == "over" or not (own or validate):
+            raise RuntimeError(f"table {self.table['code']}: nothing left to play ({self.state['phase']})")
+        if rng.random() < (0.2 if own else 0.1):
+            at = f"2026-12-{1 + self.version % 28:02d}T20:00"
+            return {"type": "schedule", "at": at, "place": "Chez Ana"}
+        if not own:
+            p = players[rng.choice(validate)["player"]]
+            return {"type": "validate", "player": p["id"], "success": p["jokers"] < 2 or rng.random() < 0.9}
+        player = rng.choice(sorted({a["player"] for a in own}))
+        kinds = {a["type"] for a in own if a["player"] == player}
+        if "roll" in kinds:
+            return {"type": "roll", "player": player, "die": rng.randint(1, 6)}
+        p = players[player]
+        death = p.get("offered") == self.state.get("death", 29)
+        if "refuse" in kinds and p["jokers"] > (0 if death else 1) and (death or rng.random() < 0.3):
+            return {"type": "refuse", "player": player}
+        return {"type": "accept", "player": player}
+
+    async def tap(self) -> tuple[int, int, float, float]:
+        """One write; (table index, version, sent at, answered at)."""
+        event = self.choose()
+        phone = self.seats.get(event.get("player")) if event["type"] in OWN_MOVES else None
+        kind = "player" if phone else "referee"
+        body = {"id": str(uuid.uuid4()), **event}  # crypto.randomUUID(), as api.js newId
+        if not phone:
+            phone, body["version"] = self.referee, self.version
+        if self.split:
+            await self.split.mark(kind)
+        sent = time.perf_counter()
+        status, answer = await phone.post("events", body)
+        answered = time.perf_counter()
+        assert status == 201, (status, answer, body)
+        assert answer["did"]["by"] == (event["player"] if kind == "player" else "referee"), answer["did"]
+        self.version, self.state = answer["version"], answer["state"]
+        self.kinds[self.version] = kind
+        return self.index, self.version, sent, answered
+
+
+class Split:
+    """The SQL statements the server sent, charged to who wrote: before each write, the statements
+    since the previous write are that write's (its request, then the streams' reads it caused, which
+    end before the next write at a table's pace); meaningful with one table writing at a time."""
+
+    def __init__(self, port: int):
+        self.port, self.connection = port, None
+        self.last: tuple[str, dict] | None = None
+        self.charged: dict[str, dict[str, int]] = {}
+        self.writes: dict[str, int] = {}
+
+    async def read(self) -> dict:
+        if self.connection is None:
+            self.connection = await asyncio.open_connection(HOST, self.port)
+        status, data = await request(*self.connection, "GET", "/bench/statements")
+        assert status == 200, status
+        return json.loads(data)
+
+    async def mark(self, kind: str | None) -> None:
+        """A write of ``kind`` is about to be sent (None: the phase is over)."""
+        now = await self.read()
+        if self.last:
+            was, before = self.last
+            into = self.charged.setdefault(was, dict.fromkeys(now, 0))
+            for name in now:
+                into[name] += now[name] - before[name]
+            self.writes[was] = self.writes.get(was, 0) + 1
+        self.last = (kind, now) if kind else None
+
+    def per(self, kind: str) -> str:
+        n, counts = self.writes.get(kind, 0), self.charged.get(kind)
+        if not counts:
+            return "no write"
+        return per_write(counts, n, "write")
+
+
 async def referees_tap(
     port: int, tables: list[dict], seconds: float, interval: float, referees: list[Referee] | None = None
 ) -> list[tuple[int, int, float, float]]:
     referees = referees or [Referee(port, table, i) for i, table in enumerate(tables)]
     for referee in referees:
-        referee.connection = None  # each phase has its own event loop
+        referee.reset()
     taps: list = []
     ends = time.perf_counter() + seconds
 
@@ -305,10 +450,11 @@ async def load(reader, writer, kind: str, code: str, player: str) -> int:
         raise PageError(f"{path}: status {status}")
     version = json.loads(INITIAL.search(page).group(1))["version"]
     if kind == "referee":
-        for method, asked, body in (
-            ("POST", f"/api/tables/{code}/checks/swap", {"face_up": {}}),
-            ("GET", f"/api/tables/{code}/log?tail=100", None),
-        ):
+        # Il Morto's swap helper asks the server while the phone's engine starts; then the log.
+        asks = [("GET", f"/api/tables/{code}/log?tail=100", None)]
+        if b'data-game="morto"' in page:
+            asks.insert(0, ("POST", f"/api/tables/{code}/checks/swap", {"face_up": {}}))
+        for method, asked, body in asks:
             status, _ = await request(reader, writer, method, asked, body)
             if status != 200:
                 raise PageError(f"{asked}: status {status}")
@@ -466,8 +612,9 @@ def line(label: str, values: list[float], unit: str = "ms") -> str:
     )
 
 
-def fan_out(taps, heard, tables: int) -> tuple[list[float], int, int, int]:
-    """Per tap, answer to the last follower of its table; and missed, doubled, out-of-order versions."""
+def fan_out(taps, heard, tables: int, only: set | None = None) -> tuple[list[float], int, int, int]:
+    """Per tap, answer to the last follower of its table; and missed, doubled, out-of-order versions.
+    With ``only`` (a set of (table index, version)), the lags, missed and doubled of those versions."""
     followers: dict[int, list[list[tuple[int, float]]]] = {i: [] for i in range(tables)}
     for index, versions, _ in heard:
         followers[index].append(versions)
@@ -485,16 +632,19 @@ def fan_out(taps, heard, tables: int) -> tuple[list[float], int, int, int]:
             first = ids[0]  # the state the phone opened on
             expected = set(range(first + 1, newest.get(index, first) + 1))
             got = ids[1:]
-            lost = expected - set(got)
+            lost = {v for v in expected - set(got) if only is None or (index, v) in only}
             missed += len(lost)
             if lost and os.environ.get("BENCH_LIVE_MISSED"):  # which ones, for a diagnosis
                 read = f"{got[:3]}...{got[-3:]}"
                 print(f"  table {index}: opened on {first}, read {read}, missed {sorted(lost)[:5]}")
-            doubled += len(got) - len(set(got))
+            kept = [v for v in got if only is None or (index, v) in only]
+            doubled += len(kept) - len(set(kept))
             disorder += sum(1 for a, b in zip(ids, ids[1:], strict=False) if b <= a)
             for version, at in versions[1:]:
                 reached.setdefault((index, version), []).append(at)
     for key, at in answered.items():
+        if only is not None and key not in only:
+            continue
         arrivals = reached.get(key, [])
         if len(arrivals) == len(followers[key[0]]) and arrivals:
             lags.append((max(arrivals) - at) * 1e3)
@@ -504,16 +654,81 @@ def fan_out(taps, heard, tables: int) -> tuple[list[float], int, int, int]:
 # --- the run -------------------------------------------------------------------------------------
 
 
+def setup(args, base: str, port: int) -> tuple[list[dict], list, list[tuple]]:
+    """The tables, the phones that write at each (one driver per table), and the pages those phones
+    hold open for the whole run (each writer's own page follows its table's stream)."""
+    tables: list[dict] = []
+    drivers: list = []
+    own: list[tuple] = []
+    for i in range(args.tables):
+        address = next(ADDRESSES)  # the referee's phone: its taps and its page
+        if args.game == "morto":
+            table = post(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
+            drivers.append(Referee(port, table, i, address))
+            own.append((i, table["code"], address, "referee", None))
+            tables.append(table)
+            continue
+        players = [{"name": f"Joueur·euse {n}", "birth_month": 1 + n % 12} for n in range(args.players)]
+        table = post(base, "/api/tables", {"game": "existentiel", "players": players})
+        own.append((i, table["code"], address, "referee", None))
+        seats = None
+        if args.player_moves:  # the referee gives each player their seat; each phone opens its page
+            seats = {}
+            for player in table["state"]["players"]:
+                asked = f"/api/tables/{table['code']}/players/{player['id']}/secret"
+                seats[player["id"]] = (post(base, asked, None, table["secret"])["secret"], next(ADDRESSES))
+                own.append((i, table["code"], seats[player["id"]][1], "player", player["id"]))
+        drivers.append(Game(port, table, i, address, seats, random.Random(i)))
+        tables.append(table)
+    return tables, drivers, own
+
+
+WHO = {"player": "a player's move", "referee": "a referee's tap"}
+
+
+def kinds_of(drivers: list) -> dict[tuple[int, int], str]:
+    """Who made each version of each table: ``player`` or ``referee`` (Il Morto: all the referee's)."""
+    return {(d.index, v): kind for d in drivers for v, kind in getattr(d, "kinds", {}).items()}
+
+
+def tapping(args, port: int, tables: list[dict], drivers: list) -> tuple[list, Split | None]:
+    """One measured phase of writes; with one Le jeu existentiel table, its SQL split by who wrote."""
+    split = Split(port) if args.game == "existentiel" and len(drivers) == 1 else None
+    for driver in drivers:
+        if isinstance(driver, Game):
+            driver.split = split
+    taps = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, drivers))
+    if split:
+        time.sleep(1)  # the streams' reads of the last write
+        split.connection = None  # a new event loop
+        asyncio.run(split.mark(None))
+        for driver in drivers:
+            driver.split = None
+    return taps, split
+
+
+def by_who(args, taps: list, drivers: list, split: Split | None, followers: str, heard=None) -> None:
+    """For Le jeu existentiel: the players' moves and the referee's taps apart."""
+    if args.game != "existentiel":
+        return
+    kinds = kinds_of(drivers)
+    for kind in ("player", "referee"):
+        mine = [tap for tap in taps if kinds[(tap[0], tap[1])] == kind]
+        print(line(f"{WHO[kind]}, answer ({followers})", [(a - s) * 1e3 for _, _, s, a in mine]))
+        if split:
+            print(f"{'  its SQL':<46} {split.per(kind)}")
+        if heard is not None:
+            only = {(tap[0], tap[1]) for tap in mine}
+            lags, missed, doubled, _ = fan_out(taps, heard, len(drivers), only)
+            print(line("  answered -> last follower of its table", lags))
+            print(f"{'  versions missed / doubled':<46} {missed} / {doubled}")
+
+
 def run(args, base: str, master: int) -> None:
     port = int(base.rsplit(":", 1)[1])
-    tables = [
-        post(base, "/api/tables", {"game": "morto", "players": PLAYERS, "options": {"lives": 9}})
-        for _ in range(args.tables)
-    ]
-    # Each referee's phone has its own address, for its taps and its page.
-    referees = [Referee(port, table, i, next(ADDRESSES)) for i, table in enumerate(tables)]
-    # Each referee's own page (its stream, which echoes its taps), open for the whole run.
-    own = [(r.index, r.table["code"], r.address, "referee", None) for r in referees]
+    # Each referee's phone (and each seated player's) has its own address, for its writes and its page.
+    tables, referees, own = setup(args, base, port)
+    # The writers' own pages (their streams, which echo their writes), open for the whole run.
     pages = Crowd(port, own, 1, args.arrivals)
     pages.open()
     # Unmeasured: every worker opens its pool of database connections (a PostgreSQL connection is a
@@ -521,13 +736,20 @@ def run(args, base: str, master: int) -> None:
     asyncio.run(referees_tap(port, tables, args.warmup, args.interval, referees))
 
     with Usage(master) as usage, Statements(base) as alone_sql:
-        alone = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
-    print(f"{len(tables)} tables, one referee each, a tap every {args.interval:g} s on average per table")
+        alone, split = tapping(args, port, tables, referees)
+    if args.game == "existentiel":
+        writers = "its players' phones (own moves) and its referee" if args.player_moves else "its referee"
+        print(f"{len(tables)} Le jeu existentiel tables of {args.players} players, written by {writers}")
+    else:
+        print(f"{len(tables)} Il Morto tables, one referee each")
+    print(f"a write every {args.interval:g} s on average per table; {len(own)} writers' own pages open")
     print(line("tap round trip, no follower", [(a - s) * 1e3 for _, _, s, a in alone]), usage)
     print(f"{'  its SQL':<46} {alone_sql.per(len(alone))}")
+    by_who(args, alone, referees, split, "no follower")
 
+    names = PLAYERS if args.game == "morto" else range(args.players)
     phones = [
-        (i, table["code"], next(ADDRESSES), kind, f"p{1 + n % len(PLAYERS)}")
+        (i, table["code"], next(ADDRESSES), kind, f"p{1 + n % len(names)}")
         for i, table in enumerate(tables)
         for n, kind in enumerate(["view", "player"] * (args.followers // 2) + ["view"] * (args.followers % 2))
     ]
@@ -546,7 +768,7 @@ def run(args, base: str, master: int) -> None:
         f"{(after - before) / max(opened, 1) / 1024:.1f} KiB per open stream"
     )
     with Usage(master) as usage, Statements(base) as followed_sql:
-        with_followers = asyncio.run(referees_tap(port, tables, args.seconds, args.interval, referees))
+        with_followers, split = tapping(args, port, tables, referees)
     heard = crowd.close(with_followers)
     print(
         line(f"tap round trip, {opened} followers", [(a - s) * 1e3 for _, _, s, a in with_followers]), usage
@@ -558,6 +780,7 @@ def run(args, base: str, master: int) -> None:
         f"{'versions missed / doubled / out of order':<46} {missed} / {doubled} / {disorder}"
         f"   (over {len(with_followers)} taps x {args.followers} followers)"
     )
+    by_who(args, with_followers, referees, split, f"{opened} followers", heard)
     ended = [reason for _, _, reason in heard if reason]
     print(f"{'streams that ended early':<46} {len(ended)} {sorted(set(ended))[:3]}")
     print(
@@ -569,7 +792,15 @@ def run(args, base: str, master: int) -> None:
     own = pages.close(alone + with_followers)
     _, missed, doubled, _ = fan_out(alone + with_followers, own, len(tables))
     ended = [reason for _, _, reason in own if reason]
-    print(f"{'referee pages: missed / doubled; ended early':<46} {missed} / {doubled}; {len(ended)}")
+    label = "writers' own pages: missed / doubled; ended early"
+    print(f"{label:<46} {missed} / {doubled}; {len(ended)}")
+    if args.game == "existentiel":  # with no follower, the writers' own pages are the ones following
+        kinds = kinds_of(referees)
+        print("with no follower, delivery to the writers' own pages:")
+        for kind in ("player", "referee"):
+            only = {(tap[0], tap[1]) for tap in alone if kinds[(tap[0], tap[1])] == kind}
+            lags, missed, doubled, _ = fan_out(alone + with_followers, own, len(tables), only)
+            print(line(f"  {WHO[kind]} -> the last of them", lags))
 
 
 def idle(args, port: int, master: int, tables: list[dict], referees: list[Referee]) -> None:
@@ -600,7 +831,7 @@ def idle(args, port: int, master: int, tables: list[dict], referees: list[Refere
         return done
 
     for referee in chosen:
-        referee.connection = None
+        referee.reset()
     tapped = asyncio.run(taps())
     heard = crowd.close(tapped)
     ended = [reason for _, _, reason in heard if reason]
@@ -640,7 +871,22 @@ def main() -> None:
         "machine's cores to the server and the referee's phone, as phones elsewhere would)",
     )
     parser.add_argument("--postgres", action="store_true", help="start a throwaway PostgreSQL server")
+    parser.add_argument(
+        "--game",
+        choices=["morto", "existentiel"],
+        default="morto",
+        help="morto: the referee taps (an event, an undo); existentiel: a table played through (Game)",
+    )
+    parser.add_argument("--players", type=int, default=8, help="seated players per existentiel table")
+    parser.add_argument(
+        "--player-moves",
+        action="store_true",
+        help="existentiel: each player has a seat (a player's secret) and records their own rolls, accepts "
+        "and refuses from their own phone; the referee's phone records the rest",
+    )
     args = parser.parse_args()
+    if args.player_moves and args.game != "existentiel":
+        parser.error("--player-moves needs --game existentiel")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     env, cluster = {}, None
