@@ -252,14 +252,19 @@ def delivery(taps: list[tuple], heard: dict[int, list]) -> dict[str, dict]:
             counts[port]["doubled"] += len(got) - len(set(got))
             counts[port]["disorder"] += sum(1 for a, b in zip(ids, ids[1:], strict=False) if b <= a)
             read.setdefault((index, port), []).append(dict(versions[1:]))
+    paired: list[float] = []  # per tap, the other instance's last follower minus the tap's own's
     for index, version, _, answered, tapped_on in taps:
+        last: dict[str, float] = {}
         for port in heard:
-            group = groups["same" if port == tapped_on else "other"]
+            name = "same" if port == tapped_on else "other"
             followers = read.get((index, port), [])
             arrivals = [f[version] for f in followers if version in f]
             if followers and len(arrivals) == len(followers):
-                group["lags"].append((max(arrivals) - answered) * 1e3)
-    return {"groups": groups, "counts": counts}
+                last[name] = max(arrivals)
+                groups[name]["lags"].append((last[name] - answered) * 1e3)
+        if len(last) == 2:
+            paired.append((last["other"] - last["same"]) * 1e3)
+    return {"groups": groups, "counts": counts, "paired": paired}
 
 
 def stats(values: list[float]) -> str:
@@ -319,6 +324,7 @@ def measure(
     print(f"  {'answer -> last follower, same instance':<40} {stats(groups['same']['lags'])}")
     if len(serving) > 1:
         print(f"  {'answer -> last follower, other instance':<40} {stats(groups['other']['lags'])}")
+        print(f"  {'  per tap, other minus same':<40} {stats(result['paired'])}")
     for port, count in result["counts"].items():
         print(
             f"  followers on {on[port]}: missed / doubled / out of order {count['missed']} / "
@@ -342,7 +348,27 @@ def measure(
         f"{total * 1e6 / max(all_frames, 1):.0f} µs a frame; "
         f"{len(taps) / usage.elapsed:.1f} taps/s, {all_frames / usage.elapsed:.0f} frames/s"
     )
-    return {"taps": taps, "groups": groups, "usage": usage, "frames": all_frames}
+    return {
+        "trips": [(a - s) * 1e3 for _, _, s, a, _ in taps],
+        "lags": groups["same"]["lags"] + groups["other"]["lags"],
+        "server": total / max(len(taps), 1),
+        "frame": total / max(all_frames, 1),
+        "cores": total / usage.elapsed,
+    }
+
+
+def compare(one: dict, two: dict) -> None:
+    """The same load on two instances against one: each figure's ratio, two over one."""
+
+    def ratio(key: str, q: float) -> str:
+        return f"{percentile(two[key], q) / percentile(one[key], q):.2f}x"
+
+    print(
+        f"\ntwo-both / one: tap p50 {ratio('trips', 0.5)}, p95 {ratio('trips', 0.95)}; delivery to the "
+        f"last follower p50 {ratio('lags', 0.5)}, p95 {ratio('lags', 0.95)}; server processor time a "
+        f"tap {two['server'] / one['server']:.2f}x, a frame {two['frame'] / one['frame']:.2f}x "
+        f"({one['cores']:.2f} -> {two['cores']:.2f} cores, all instances)"
+    )
 
 
 def main() -> None:
@@ -389,15 +415,18 @@ def main() -> None:
                 alone = asyncio.run(tapping(referees, min(args.seconds, 5), args.interval))
             trips = [(x - s) * 1e3 for _, _, s, x, _ in alone]
             print(f"\n[no follower] taps through A: {stats(trips)}\n  {usage}")
+            rows: dict[str, dict] = {}
             if "one" in configs:
-                measure("one", [a], [a], [a], referees, cluster, args)
+                rows["one"] = measure("one", [a], [a], [a], referees, cluster, args)
             if {"two-a", "two-both"} & set(configs):
                 b = Instance("B", *stack.enter_context(serve(env, args.workers)))
                 both = [a, b]
                 if "two-a" in configs:
                     measure("two-a", both, both, [a], referees, cluster, args)
                 if "two-both" in configs:
-                    measure("two-both", both, both, both, referees, cluster, args)
+                    rows["two-both"] = measure("two-both", both, both, both, referees, cluster, args)
+            if {"one", "two-both"} <= rows.keys():
+                compare(rows["one"], rows["two-both"])
     finally:
         cluster.stop()
 
