@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import resource
@@ -55,14 +56,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import percentile, server_cpu, server_workers  # noqa: E402
 from live import (  # noqa: E402
+    HOST,
     PLAYERS,
     Crowd,
-    Referee,
     Statements,
     addresses,
     cpu_waited,
     machine_busy,
     post,
+    read_head,
     serve,
 )
 
@@ -160,29 +162,59 @@ class Usage:
 # --- the phones ----------------------------------------------------------------------------------
 
 
-class Tapper(Referee):
+class Tapper:
     """A table's referee for the whole run (its tap ids and the version it follows carry over from
-    one configuration to the next), tapping through each of ``ports`` in turn (one port: always it)."""
+    one configuration to the next): an event or an undo at each tap, as `bench/live.py`'s referees,
+    over a kept-alive connection per instance from its phone's own address, through each of
+    ``ports`` in turn (one port: always it)."""
 
     def __init__(self, port: int, table: dict, index: int, address: str):
-        super().__init__(port, table, index, address)
-        self.ports = [port]
-        self.connections: dict[int, tuple | None] = {}
-        self.turn = 0
+        self.table, self.index, self.address = table, index, address
+        self.version, self.count = table["version"], 0
+        self.through([port])
 
     def through(self, ports: list[int]) -> None:
         """Tap through ``ports`` from now on; no connection carries over (each phase has its own
         event loop)."""
-        self.ports, self.connections, self.connection, self.turn = ports, {}, None, 0
-        self.port = ports[0]
+        self.ports, self.turn = ports, 0
+        self.connections: dict[int, tuple] = {}
 
     async def tap(self) -> tuple[int, int, float, float, int]:
-        """`Referee.tap`'s figures and the port the tap went through."""
-        self.connections[self.port] = self.connection
-        self.port = self.ports[self.turn % len(self.ports)]
+        """(table index, version, sent at, answered at, the port it went through)."""
+        port = self.ports[self.turn % len(self.ports)]
         self.turn += 1
-        self.connection = self.connections.get(self.port)
-        return (*await super().tap(), self.port)
+        if self.count % 2 == 0:
+            player = f"p{2 + (self.count // 2) % 11}"
+            path, body = "events", {"id": f"t{self.count}", "type": "touched_early", "player": player}
+        else:
+            path, body = "undo", {"id": f"u{self.count}"}
+        data = json.dumps({**body, "version": self.version}).encode()
+        head = (
+            f"POST /api/tables/{self.table['code']}/{path} HTTP/1.1\r\nHost: {HOST}\r\n"
+            f"Content-Type: application/json\r\nAuthorization: Bearer {self.table['secret']}\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n"
+        ).encode()
+        sent = time.perf_counter()
+        for attempt in range(3):  # a retry carries the same id: applied once
+            try:
+                if port not in self.connections:
+                    self.connections[port] = await asyncio.open_connection(
+                        HOST, port, local_addr=(self.address, 0)
+                    )
+                reader, writer = self.connections[port]
+                writer.write(head + data)
+                status, headers = await read_head(reader)
+                answer = json.loads(await reader.readexactly(int(headers["content-length"])))
+                break
+            except (ConnectionError, asyncio.IncompleteReadError, IndexError, ValueError):
+                self.connections.pop(port, None)
+                if attempt == 2:
+                    raise
+        answered = time.perf_counter()
+        assert status in (200, 201), (status, answer)
+        self.version = answer["version"]
+        self.count += 1
+        return self.index, self.version, sent, answered, port
 
 
 async def tapping(referees: list[Tapper], seconds: float, interval: float) -> list[tuple]:
