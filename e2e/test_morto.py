@@ -539,7 +539,9 @@ def open_referee(referee_phone, names: list[str], lives: int) -> tuple[Page, str
     table = answer.json()
     referee.goto(f"/r/{table['code']}#s={table['secret']}")
     expect(referee.locator("#seats")).to_be_visible()
-    expect_synced(referee)
+    # The phone's engine checks each tap from here on: before it is ready, a tap waits for the
+    # server's answer behind "replaying", and a control measured meanwhile is not on the screen.
+    referee_ready(referee)
     return referee, table["code"]
 
 
