@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import random
 import resource
@@ -56,15 +55,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import percentile, server_cpu, server_workers  # noqa: E402
 from live import (  # noqa: E402
-    HOST,
     PLAYERS,
     Crowd,
     Statements,
+    Writer,
     addresses,
     cpu_waited,
     machine_busy,
     post,
-    read_head,
     serve,
 )
 
@@ -177,7 +175,8 @@ class Tapper:
         """Tap through ``ports`` from now on; no connection carries over (each phase has its own
         event loop)."""
         self.ports, self.turn = ports, 0
-        self.connections: dict[int, tuple] = {}
+        code, secret = self.table["code"], self.table["secret"]
+        self.phones = {port: Writer(port, code, secret, self.address) for port in ports}
 
     async def tap(self) -> tuple[int, int, float, float, int]:
         """(table index, version, sent at, answered at, the port it went through)."""
@@ -188,28 +187,8 @@ class Tapper:
             path, body = "events", {"id": f"t{self.count}", "type": "touched_early", "player": player}
         else:
             path, body = "undo", {"id": f"u{self.count}"}
-        data = json.dumps({**body, "version": self.version}).encode()
-        head = (
-            f"POST /api/tables/{self.table['code']}/{path} HTTP/1.1\r\nHost: {HOST}\r\n"
-            f"Content-Type: application/json\r\nAuthorization: Bearer {self.table['secret']}\r\n"
-            f"Content-Length: {len(data)}\r\n\r\n"
-        ).encode()
         sent = time.perf_counter()
-        for attempt in range(3):  # a retry carries the same id: applied once
-            try:
-                if port not in self.connections:
-                    self.connections[port] = await asyncio.open_connection(
-                        HOST, port, local_addr=(self.address, 0)
-                    )
-                reader, writer = self.connections[port]
-                writer.write(head + data)
-                status, headers = await read_head(reader)
-                answer = json.loads(await reader.readexactly(int(headers["content-length"])))
-                break
-            except (ConnectionError, asyncio.IncompleteReadError, IndexError, ValueError):
-                self.connections.pop(port, None)
-                if attempt == 2:
-                    raise
+        status, answer = await self.phones[port].post(path, {**body, "version": self.version})
         answered = time.perf_counter()
         assert status in (200, 201), (status, answer)
         self.version = answer["version"]
