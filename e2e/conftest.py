@@ -332,6 +332,22 @@ def follow_from_qr(referee, follower_phone, base_url: str, code: str):
     return view
 
 
+def played(page, body: dict, events: list[dict]) -> dict:
+    """A table made through the API (``body`` as ``POST /api/tables`` takes it), then ``events``
+    posted with its referee secret; the table's creation answer."""
+    answer = page.request.post("/api/tables", data=body)
+    assert answer.status == 201, answer.text()
+    table = answer.json()
+    for n, event in enumerate(events):
+        posted = page.request.post(
+            f"/api/tables/{table['code']}/events",
+            data={"id": f"played-{n}", **event},
+            headers={"Authorization": f"Bearer {table['secret']}"},
+        )
+        assert posted.status == 201, posted.text()
+    return table
+
+
 def morto_touch(page, pid: str, press=lambda target: target.click()) -> None:
     """Il Morto: the referee records that ``pid`` touched a card before the knock, through the round
     card's one "Infraction" control: who (``pid``'s seat), then what. ``press`` taps each control

@@ -24,7 +24,7 @@ import re
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from e2e.conftest import ARTIFACTS
+from e2e.conftest import ARTIFACTS, played
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
 
@@ -69,26 +69,11 @@ def display(code: str) -> str:
     return f"{code[:4]}-{code[4:]}"
 
 
-def finished(page: Page, body: dict, events: list[dict]) -> dict:
-    """A table made and played to its end through the API (``body`` as ``POST /api/tables`` takes it)."""
-    answer = page.request.post("/api/tables", data=body)
-    assert answer.status == 201, answer.text()
-    table = answer.json()
-    for n, event in enumerate(events):
-        posted = page.request.post(
-            f"/api/tables/{table['code']}/events",
-            data={"id": f"end-{n}", **event},
-            headers={"Authorization": f"Bearer {table['secret']}"},
-        )
-        assert posted.status == 201, posted.text()
-    return table
-
-
 def finished_morto(page: Page, names: list[str] = NAMES) -> dict:
     """An Il Morto table with one life each, Ada dealing: everyone else touches a card before the
     knock, and dies; Ada wins."""
     touches = [{"type": "touched_early", "player": f"p{n}"} for n in range(2, len(names) + 1)]
-    return finished(page, {"game": "morto", "players": names, "options": {"lives": 1}}, touches)
+    return played(page, {"game": "morto", "players": names, "options": {"lives": 1}}, touches)
 
 
 def kept_secret(page: Page, code: str) -> str | None:
@@ -269,7 +254,7 @@ def test_every_game_ends_with_the_same_offer(phone, screenshot):
         ),
     }
     for game, (body, events, where) in games.items():
-        table = finished(page, body, events)
+        table = played(page, body, events)
         page.goto(f"/r/{table['code']}#s={table['secret']}")
         offer = page.locator(where)
         above_the_dock(page, f"{where} [data-ending-rematch]")

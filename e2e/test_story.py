@@ -14,7 +14,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from e2e.conftest import morto_touch
+from e2e.conftest import morto_touch, played
 
 SHOTS = Path("/tmp/shots/story")
 NAMES = ["Léa", "Marc", "Zoé"]
@@ -22,19 +22,7 @@ NAMES = ["Léa", "Marc", "Zoé"]
 
 def create(page: Page, events: list[dict], lives: int = 2) -> dict:
     """A morto table made through the API, its events posted; the phone keeps its referee secret."""
-    answer = page.request.post(
-        "/api/tables", data={"game": "morto", "players": NAMES, "options": {"lives": lives}}
-    )
-    assert answer.status == 201, answer.text()
-    table = answer.json()
-    for n, event in enumerate(events):
-        posted = page.request.post(
-            f"/api/tables/{table['code']}/events",
-            data={"id": f"e2e-{n}", **event},
-            headers={"Authorization": f"Bearer {table['secret']}"},
-        )
-        assert posted.status == 201, posted.text()
-    return table
+    return played(page, {"game": "morto", "players": NAMES, "options": {"lives": lives}}, events)
 
 
 def remember_referee(page: Page, table: dict) -> None:
