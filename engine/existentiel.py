@@ -381,7 +381,7 @@ def _titles(raw) -> list[str]:
 
 # A player's entry: any other field is refused (``unknown_field``).
 PLAYER_FIELDS = specs(
-    Field("name", "name"),
+    Field("name", "name", doc="the player's name"),
     Field("birth_month", "int", 1, MONTHS, doc="the player's birth month: their first roll adds to it"),
 )
 TITLE = Field("title", "text", 1, TITLE_MAX, doc="an adventure's title")
@@ -650,7 +650,8 @@ EVENTS = {
 FIELDS = {
     "add_player": PLAYER_FIELDS,
     "roll": specs(
-        Field("player", "player"), Field("die", "int", DIE_FACES[0], DIE_FACES[-1], doc="the die's face")
+        Field("player", "player", doc="who rolls"),
+        Field("die", "int", DIE_FACES[0], DIE_FACES[-1], doc="the die's face"),
     ),
     "accept": specs(Field("player", "player", doc="who accepts the adventure offered")),
     "refuse": specs(Field("player", "player", doc="who refuses it: a joker, or out without one")),
@@ -663,8 +664,11 @@ FIELDS = {
         ),
         Field("place", "text", high=PLACE_MAX, required=False, nullable=True, doc="where"),
     ),
-    "validate": specs(Field("player", "player"), Field("success", "bool", doc="whether they lived it")),
-    "set_title": specs(Field("adventure", "int", 1, ADVENTURES), TITLE),
+    "validate": specs(
+        Field("player", "player", doc="whose adventure is told"),
+        Field("success", "bool", doc="whether they lived it"),
+    ),
+    "set_title": specs(Field("adventure", "int", 1, ADVENTURES, doc="the adventure's number"), TITLE),
 }
 
 # The moves a player records themselves (RULES.md §0): their own roll and their own accept or

@@ -386,7 +386,7 @@ def _newborn_possible(state: dict) -> bool:
 
 
 # A player given as an object: any other field is refused (``unknown_field``).
-PLAYER_FIELDS = specs(Field("name", "name"))
+PLAYER_FIELDS = specs(Field("name", "name", doc="the player's name"))
 
 
 def setup(players, options: dict) -> dict:

@@ -194,7 +194,7 @@ MESSAGES = {
 
 
 # A player given as an object: any other field is refused (``unknown_field``).
-PLAYER_FIELDS = specs(Field("name", "name"))
+PLAYER_FIELDS = specs(Field("name", "name", doc="the player's name"))
 
 
 def setup(players: list, options: dict) -> dict:
