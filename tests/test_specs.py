@@ -1,8 +1,8 @@
 """What each game declares once (`engine.specs`) is what the rest of the app tells of it.
 
-- docs/API.md's per-game tables are the ones the specs generate (`companion.api_tables`): an option,
+- docs/API.md's per-game tables are the ones the specs generate (`companion.web.api_tables`): an option,
   a field or a bound changed in a game module and not in the page fails here (``python -m
-  companion.api_tables`` rewrites them), and every option and event of every game has its table.
+  companion.web.api_tables`` rewrites them), and every option and event of every game has its table.
 - The OpenAPI document's per-game schemas carry the specs' bounds, defaults' choices and seats.
 - The new-table forms draw their bounds, choices and defaults from the specs.
 - The short rules (``rules.json``, both languages) state the bounds the specs give.
@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-from companion import ROOT, api_tables, openapi
+from companion import ROOT
+from companion.web import api_tables, openapi
 from engine import core, existentiel, gjdlv, morto
 
 
@@ -30,7 +31,7 @@ def backend() -> str:
 
 def test_the_api_pages_tables_are_the_ones_the_specs_generate():
     text = api_tables.API_MD.read_text("utf-8")
-    assert api_tables.generated(text) == text, "run: python -m companion.api_tables"
+    assert api_tables.generated(text) == text, "run: python -m companion.web.api_tables"
     assert api_tables.main(["--check"]) == 0
 
 
@@ -119,7 +120,7 @@ def test_the_new_table_forms_draw_their_bounds_from_the_specs(client):
 
 
 def rules(lang: str) -> dict:
-    return json.loads((ROOT / "companion" / "i18n" / lang / "rules.json").read_text("utf-8"))
+    return json.loads((ROOT / "companion" / "web" / "i18n" / lang / "rules.json").read_text("utf-8"))
 
 
 def test_the_short_rules_state_the_bounds_the_specs_give():

@@ -8,7 +8,7 @@ Each table sits between two marker comments in the page::
 
 ``<game> options``: a new table's players and options (type, values, default, what each is);
 ``<game> events``: each event's fields (type, values, what each is), or only the events the marker
-lists (``<!-- generated: gjdlv events: deal birth -->``). ``python -m companion.api_tables`` rewrites
+lists (``<!-- generated: gjdlv events: deal birth -->``). ``python -m companion.web.api_tables`` rewrites
 them in place; ``tests/test_specs.py`` fails when the page differs from what the specs give.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from engine import core
 from engine.specs import PLAYERS, Field
 
-API_MD = Path(__file__).resolve().parent.parent / "docs" / "API.md"
+API_MD = Path(__file__).resolve().parents[2] / "docs" / "API.md"
 BLOCK = re.compile(r"(<!-- generated: ([^>]*?) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)
 TYPES = {
     "int": "integer",
@@ -132,7 +132,7 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         if fresh != text:
             print(
-                "docs/API.md: the generated tables differ from the specs; run python -m companion.api_tables"
+                "docs/API.md: the generated tables differ from the specs; run python -m companion.web.api_tables"
             )
             return 1
         return 0

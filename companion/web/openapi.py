@@ -1,13 +1,13 @@
 """The API's OpenAPI 3.1 description, served at ``GET /api/openapi.json``.
 
-A plain dict (no generator): every ``/api/`` route of `companion.api` (the story's among them: the
-history in words, the timeline, export and import), `companion.live` (the stream) and
-`companion.calendar` (the rendez-vous file), their request bodies (a table per game, an event per
+A plain dict (no generator): every ``/api/`` route of `companion.web.api` (the story's among them:
+the history in words, the timeline, export and import), `companion.live.streams` (the stream) and
+`companion.web.calendar` (the rendez-vous file), their request bodies (a table per game, an event per
 type with its fields, undo, checks), the referee's ``Bearer`` secret, every status each route
-answers with the one error shape of `companion.errors`, and the success shapes down to the envelope
-every game's ``state`` shares (and each game's own fields). What each game declares about its input
-is not written here but read from its specs (`engine.specs`): a new table's players and options and
-each event's fields, their types, bounds, defaults and descriptions (`spec_schema`).
+answers with the one error shape of `companion.web.errors`, and the success shapes down to the
+envelope every game's ``state`` shares (and each game's own fields). What each game declares about
+its input is not written here but read from its specs (`engine.specs`): a new table's players and
+options and each event's fields, their types, bounds, defaults and descriptions (`spec_schema`).
 
 ``tests/test_openapi.py`` keeps it honest: it checks the events here against the engine's
 ``EVENTS`` and ``FIELDS``, the routes against the app's, and runs schemathesis against the app in
