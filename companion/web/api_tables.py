@@ -21,6 +21,7 @@ from pathlib import Path
 from engine import core
 from engine.specs import PLAYERS, Field
 
+COMMAND = "python -m companion.web.api_tables"
 API_MD = Path(__file__).resolve().parents[2] / "docs" / "API.md"
 BLOCK = re.compile(r"(<!-- generated: ([^>]*?) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)
 TYPES = {
@@ -131,9 +132,7 @@ def main(argv: list[str]) -> int:
     fresh = generated(text)
     if "--check" in argv:
         if fresh != text:
-            print(
-                "docs/API.md: the generated tables differ from the specs; run python -m companion.web.api_tables"
-            )
+            print(f"docs/API.md: its generated tables differ from the specs; run {COMMAND}")
             return 1
         return 0
     API_MD.write_text(fresh, "utf-8")
