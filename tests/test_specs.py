@@ -16,7 +16,7 @@ import re
 import pytest
 
 from companion import ROOT
-from companion.web import api_tables, openapi
+from companion.web import api_tables, i18n, openapi
 from engine import core, existentiel, gjdlv, morto
 
 
@@ -114,6 +114,22 @@ def test_the_new_table_forms_draw_their_bounds_from_the_specs(client):
             radio = re.search(rf'<input type="radio" name="{name}" value="{choice}"[^>]*>', page)
             assert radio, (name, choice)
             assert (" checked" in radio[0]) == (choice == option.default), (name, choice)
+
+
+# Where the Grand Jeu's form finds the words of each option's choices (templates/new_gjdlv.html).
+CHOICE_WORDS = {"mode": "ui.gjdlv.new.mode.", "rules": "ui.gjdlv.rules.", "rounds": "ui.gjdlv.new.length."}
+WHAT_WORDS = {"mode": "ui.gjdlv.new.mode.", "rules": "ui.gjdlv.new.rules.", "rounds": "ui.gjdlv.new.length."}
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_every_choice_the_form_draws_has_its_words(lang):
+    words = i18n.catalogue(lang)
+    for name, option in gjdlv.OPTIONS.items():
+        for choice in option.choices:
+            assert f"{CHOICE_WORDS[name]}{choice}" in words, (name, choice)
+            assert f"{WHAT_WORDS[name]}{choice}.what" in words, (name, choice)
+    for rounds in gjdlv.OPTIONS["rounds"].choices:
+        assert words[f"ui.gjdlv.new.length.{rounds}.what"].startswith(f"{rounds} "), rounds
 
 
 # --- the short rules --------------------------------------------------------------------------------------
