@@ -36,10 +36,10 @@ USUAL_PLAYERS = 6  # the text's "de 6 à 12 environ": a new-table form starts wi
 RANKS = {1: "Asso", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "Fante", 9: "Cavallo", 10: "Re"}
 CAVALLO, RE = 9, 10
 COPIES_PER_RANK = 4
-LIVES_MIN, LIVES_MAX, LIVES = 1, 9, 3  # each player's lives at the start: the referee's choice, 3 usually
 
 OPTIONS = specs(
-    Option("lives", "int", LIVES_MIN, LIVES_MAX, default=LIVES, doc="each player's lives at the start"),
+    # The referee's choice, 3 usually (RULES.md §3).
+    Option("lives", "int", 1, 9, default=3, doc="each player's lives at the start"),
     Option("dealer", "seat", default=0, doc="the seat of the first round's dealer"),
 )
 
