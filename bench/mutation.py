@@ -63,6 +63,7 @@ KILLED = {
 }
 SURVIVED = {0: "survived"}
 NO_TESTS = {5: "no tests", 33: "no tests"}
+EXCLUDED_SECTIONS = ("Equivalent mutants", "Mutants that run only at import")
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 
 
@@ -103,12 +104,18 @@ def module_of_path(path: str) -> str:
 
 
 def equivalents() -> set[str]:
-    """The mutants docs/RELIABILITY.md lists as equivalent (its "Equivalent mutants" section)."""
+    """The mutants docs/RELIABILITY.md leaves out of the score: those its "Equivalent mutants" section
+    lists, and those of its "Mutants that run only at import" section (code that runs while the
+    engine is imported, before mutmut switches a mutant on: no test run can see them)."""
     if not RELIABILITY.exists():
         return set()
     text = RELIABILITY.read_text()
-    section = re.search(r"^### Equivalent mutants\n(.*?)(?=^## |^### |\Z)", text, re.M | re.S)
-    return set(re.findall(r"`(engine\.[^`\s]+__mutmut_\d+)`", section.group(1))) if section else set()
+    found = set()
+    for heading in EXCLUDED_SECTIONS:
+        section = re.search(rf"^### {heading}\n(.*?)(?=^## |^### |\Z)", text, re.M | re.S)
+        if section:
+            found |= set(re.findall(r"`(engine\.[^`\s]+__mutmut_\d+)`", section.group(1)))
+    return found
 
 
 def changed_modules(revision: str, root: Path = ROOT) -> list[str]:

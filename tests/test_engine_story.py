@@ -5,9 +5,11 @@ docs/RULES.md leave out, with exact expected words and numbers. These pin what t
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
-from engine import core, existentiel
+from engine import core, existentiel, morto
 from engine.messages import text
 
 
@@ -155,4 +157,17 @@ def test_gjdlv_a_first_lap_tracked_with_its_params():
         ("gjdlv.story.ovulate", {"player": "p3", "name": "Chiara", "gf": "8♥"}),
         ("gjdlv.story.fecundate", {"player": "p3", "name": "Chiara", "gf": "8♥", "gm": "2♠"}),
         ("gjdlv.story.birth", {"player": "p1", "name": "Ada", "gf": "6♥", "gm": "4♠"}),
+    ]
+
+
+def test_a_milestone_that_cannot_be_read_is_logged_with_the_game_and_the_event_type(monkeypatch, caplog):
+    def broken(state, event):
+        raise KeyError("oops")
+
+    monkeypatch.setattr(morto, "milestone", broken)
+    with caplog.at_level(logging.ERROR, logger=core.log.name):
+        series = core.timeline("morto", MORTO_PLAYERS, {}, [{"type": "touched_early", "player": "p2"}])
+    assert [p["label"]["code"] for p in series["points"]] == ["morto.story.start"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "morto: the milestone of a touched_early event cannot be read"
     ]

@@ -93,3 +93,15 @@ def test_tests_through_the_app_or_a_database_are_left_out_of_the_judging():
 def test_the_equivalent_mutants_are_read_from_the_reliability_page():
     listed = mutation.equivalents()
     assert listed and all(name.startswith("engine.") and "__mutmut_" in name for name in listed)
+
+
+def test_the_score_leaves_out_the_equivalent_mutants_and_those_that_run_only_at_import(tmp_path, monkeypatch):
+    page = tmp_path / "RELIABILITY.md"
+    page.write_text(
+        "## Mutation testing\n\n`engine.core.x_a__mutmut_1` in the prose.\n\n"
+        "### Equivalent mutants\n\n- `engine.core.x_b__mutmut_2`: why.\n\n"
+        "### Mutants that run only at import\n\n- `engine.gjdlv.x__sheet_only__mutmut_5`: why.\n\n"
+        "### Listed on 2026-11-23, to find again\n\n- was `engine.core.x_c__mutmut_3`: why.\n"
+    )
+    monkeypatch.setattr(mutation, "RELIABILITY", page)
+    assert mutation.equivalents() == {"engine.core.x_b__mutmut_2", "engine.gjdlv.x__sheet_only__mutmut_5"}
