@@ -1,10 +1,11 @@
 """What makes the app installable and able to referee offline: the service worker, the manifest,
-the Pyodide runtime (from npm, gzip on the wire) and the engine's sources for the browser; and how
-every asset travels: compressed (Flask-Compress) and, under a versioned URL, cached for a year.
+the Pyodide runtime (from npm, gzip on the wire) and the engine's sources and sentences for the
+browser; and how every asset travels: compressed (Flask-Compress) and, under a versioned URL, cached
+for a year.
 
 Every asset the service worker precaches is listed here, and the cache version is a hash of them
-all, so any change to the engine, a page, a script or the runtime makes a new version that the
-phones announce and install.
+all, so any change to the engine (a sentence of its catalogue too), a page, a script or the runtime
+makes a new version that the phones announce and install.
 
 Versioned static URLs: templates' ``url_for('static', filename=…)`` gives
 ``/static/v/<version>/<filename>``, served ``immutable`` for a year. ES modules import each other by
@@ -150,7 +151,16 @@ def _qrcode_files() -> dict[str, Path]:
 
 
 def _bundle_sources() -> dict[str, Path]:
+    """The files the phone's engine runs from, by their path under the app: the engine's modules and
+    its catalogue files (``engine/i18n/<lang>/<name>.json``, which `engine.messages` reads beside
+    itself), the worker's edge and qrcode."""
     files = {f"engine/{path.name}": path for path in sorted(ENGINE_DIR.glob("*.py"))}
+    files.update(
+        {
+            f"engine/{path.relative_to(ENGINE_DIR).as_posix()}": path
+            for path in sorted(ENGINE_DIR.glob("i18n/*/*.json"))
+        }
+    )
     files.update({f"worker/{path.name}": path for path in sorted(WORKER_DIR.glob("*.py"))})
     files.update(_qrcode_files())
     return files
@@ -260,7 +270,7 @@ def _state() -> dict:
                     digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
         runtime = pyodide_version()
         digest.update(runtime.encode())
-        roots = stdlib_roots(tuple((name, text) for name, text in sources.items()))
+        roots = stdlib_roots(tuple((name, text) for name, text in sources.items() if name.endswith(".py")))
         stdlib = f"stdlib-{stdlib_key(roots)}.zip" if _node() else STOCK_STDLIB
         digest.update(stdlib.encode())
         # A deployment may name its release to make every phone refresh its precache.
@@ -441,7 +451,8 @@ def manifest():
 
 @bp.get("/engine/bundle.json")
 def engine_bundle():
-    """The engine's Python sources (and qrcode's) for the browser's Pyodide worker."""
+    """The engine's Python sources and catalogue files (and qrcode's sources) for the browser's Pyodide
+    worker, which writes each file at its path."""
     state = _state()
     response = Response(state["bundle"], mimetype="application/json")  # compressed by Flask-Compress
     response.set_etag(state["version"])

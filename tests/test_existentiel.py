@@ -17,7 +17,7 @@ import pytest
 
 from engine import core, existentiel
 from engine.core import IllegalEvent, InvalidEvent, RuleError
-from engine.messages import COMMON
+from engine.messages import COMMON, sentences
 
 GAME = "existentiel"
 MODULE = existentiel
@@ -91,7 +91,7 @@ def acts(table: dict, player: str) -> list[str]:
 
 
 def check_message(error: RuleError) -> None:
-    pair = MODULE.MESSAGES.get(error.code) or COMMON.get(error.code)
+    pair = sentences(GAME).get(error.code) or COMMON.get(error.code)
     assert pair is not None, f"{error.code} has no message"
     assert len(pair) == 2
     for template in pair:
@@ -337,7 +337,7 @@ def test_three_jokers_for_the_whole_game_then_a_refusal_eliminates():
     assert player["reason"] == "existentiel.eliminated_refused"
     assert player["offered"] is None and player["actions"] == [] and player["next_base"] is None
     assert player["refused"] == [2, 4, 5]  # the refusal that eliminates spends no joker
-    assert MODULE.MESSAGES[player["reason"]][0]
+    assert sentences(GAME)[player["reason"]][0]
 
 
 def circle_back_to_refused_2(successes: bool) -> dict:
@@ -354,7 +354,7 @@ def test_landing_on_a_refused_adventure_again_flags_must_accept():
     state = circle_back_to_refused_2(successes=True)
     player = seen(state)
     assert player["offered"] == 2 and player["must_accept"] is True
-    assert "existentiel.must_accept" in MODULE.MESSAGES
+    assert "existentiel.must_accept" in sentences(GAME)
     state = play(state, accept("p1"))
     player = seen(state)
     assert player["current"] == 2 and player["offered"] is None and player["must_accept"] is False
@@ -586,7 +586,7 @@ def test_game_over_when_nobody_plays_then_every_event_is_refused():
     result = MODULE.outcome(state)
     assert result.reason == "existentiel.no_maitre" and result.winners == ()
     assert result.params["eliminated"] == ["p1"]
-    assert result.reason in MODULE.MESSAGES
+    assert result.reason in sentences(GAME)
     for event in (
         roll("p1", 1),
         accept("p1"),
@@ -818,7 +818,7 @@ def test_random_playthrough_keeps_the_rules_invariants(seed):
 
 def test_every_message_has_french_and_english_and_the_game_prefix():
     assert MODULE.ID == GAME
-    for code, pair in MODULE.MESSAGES.items():
+    for code, pair in sentences(GAME).items():
         assert code.startswith("existentiel.")
         assert isinstance(pair, tuple) and len(pair) == 2 and all(text.strip() for text in pair)
         assert pair[0] != pair[1]
@@ -828,7 +828,7 @@ def test_every_message_has_french_and_english_and_the_game_prefix():
 def test_every_code_in_the_module_has_a_message():
     source = inspect.getsource(MODULE)
     codes = set(re.findall(r'"(existentiel\.[a-z_0-9]+)"', source))
-    assert codes and codes <= set(MODULE.MESSAGES)
+    assert codes and codes <= set(sentences(GAME))
     plain = set(re.findall(r'(?:InvalidEvent|IllegalEvent)\("([a-z_]+)"', source))
     assert plain <= set(COMMON)
 
@@ -904,9 +904,9 @@ def test_every_refusal_code_is_reachable_and_worded():
         assert info.value.code == code
         check_message(info.value)
     # The story's sentences (what an event did, tests/test_story.py) are no refusals either.
-    story = {code for code in MODULE.MESSAGES if code.startswith("existentiel.story.")}
-    assert set(cases) | set(setup_cases) == set(MODULE.MESSAGES) - INFO_CODES - story
-    assert INFO_CODES.issubset(MODULE.MESSAGES)
+    story = {code for code in sentences(GAME) if code.startswith("existentiel.story.")}
+    assert set(cases) | set(setup_cases) == set(sentences(GAME)) - INFO_CODES - story
+    assert INFO_CODES.issubset(sentences(GAME))
 
 
 def test_the_view_says_which_adventures_the_table_titled():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from engine import core, gjdlv, gjdlv_cards, gjdlv_play
 from engine.core import IllegalEvent, InvalidEvent, RuleError
-from engine.messages import COMMON
+from engine.messages import COMMON, sentences
 
 GAME = "gjdlv"
 NAMES = ["Caroline", "Solaar", "Yann", "Joey"]
@@ -89,7 +89,7 @@ def seat(state: dict, pid: str) -> dict:
 
 def worded(code: str, params: dict) -> None:
     """The code has a French and an English sentence, and its params fill every placeholder."""
-    pair = gjdlv.MESSAGES.get(code) or COMMON.get(code)
+    pair = sentences(GAME).get(code) or COMMON.get(code)
     assert pair is not None, code
     assert len(pair) == 2
     for template in pair:
@@ -830,7 +830,7 @@ def test_bonus_input_is_checked():
 
 
 def test_every_message_is_worded_in_both_languages():
-    for code, pair in gjdlv.MESSAGES.items():
+    for code, pair in sentences(GAME).items():
         assert code.startswith("gjdlv.")
         assert code not in COMMON
         assert len(pair) == 2 and all(isinstance(t, str) and t.strip() for t in pair)
@@ -838,10 +838,9 @@ def test_every_message_is_worded_in_both_languages():
 
 
 def test_every_code_in_the_module_is_worded():
-    # The code after the MESSAGES tables of the game's modules: what they raise, return and note.
+    # The code of the game's modules (their sentences are in its catalogue): what they raise, return and note.
     modules = (gjdlv, gjdlv_play, gjdlv_cards)
-    sources = [Path(module.__file__).read_text(encoding="utf-8") for module in modules]
-    code = "\n".join(source.split("\nMESSAGES = {", 1)[-1].split("\n}\n", 1)[-1] for source in sources)
+    code = "\n".join(Path(module.__file__).read_text(encoding="utf-8") for module in modules)
     used = set(re.findall(r"\"(gjdlv\.[A-Za-z_.]+)\"", code))
     # Codes built from a family (the phase the table expects, where a card already is): every member.
     families = {
@@ -850,18 +849,18 @@ def test_every_code_in_the_module_is_worded():
     }
     assert set(re.findall(r"f\"(gjdlv\.[a-z_.]+\.)\{", code)) == set(families)
     used |= {prefix + member for prefix, members in families.items() for member in members}
-    used |= {f"{code}.{form}" for code in used for form in ("one", "other")} & set(gjdlv.MESSAGES)
-    assert {code for code in used if not code.endswith((".one", ".other"))} <= set(gjdlv.MESSAGES) | {
+    used |= {f"{code}.{form}" for code in used for form in ("one", "other")} & set(sentences(GAME))
+    assert {code for code in used if not code.endswith((".one", ".other"))} <= set(sentences(GAME)) | {
         code.rsplit(".", 1)[0]
-        for code in gjdlv.MESSAGES  # a sentence in plural forms
+        for code in sentences(GAME)  # a sentence in plural forms
     }
     # No dead message: each is named by the engine or by the game's pages (a sentence they show).
     games = Path(gjdlv.__file__).parent.parent / "static" / "js" / "games"
     page = "\n".join(path.read_text("utf-8") for path in sorted(games.glob("gjdlv*.js")))
     shown = set(re.findall(r"[\"'`](gjdlv\.[A-Za-z_.]+)[\"'`]", page))
-    assert set(gjdlv.MESSAGES) <= used | shown
+    assert set(sentences(GAME)) <= used | shown
     raised = set(re.findall(r'(?:InvalidEvent|IllegalEvent)\(\s*"([a-z_.]+)"', code))
-    assert raised and raised <= set(gjdlv.MESSAGES) | set(COMMON)
+    assert raised and raised <= set(sentences(GAME)) | set(COMMON)
 
 
 # --- properties ---------------------------------------------------------------------------------------

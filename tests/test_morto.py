@@ -15,7 +15,7 @@ import pytest
 
 from engine import core, morto
 from engine.core import IllegalEvent, InvalidEvent, RuleError
-from engine.messages import catalogue, forms, text
+from engine.messages import catalogue, forms, sentences, text
 
 GAME = "morto"
 
@@ -826,7 +826,7 @@ def test_the_swap_check_is_offered_to_the_api():
 
 
 def test_every_morto_message_is_in_french_and_english():
-    for code, (french, english) in morto.MESSAGES.items():
+    for code, (french, english) in sentences(GAME).items():
         assert code.startswith("morto.")
         assert french.strip() and english.strip() and french != english, code
         assert catalogue()[code] == (french, english)
