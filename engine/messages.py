@@ -43,7 +43,7 @@ def sentences(name: str) -> dict[str, tuple[str, str]]:
     codes every game shares) or a game's id (its own). A code worded in one language only is refused."""
     words = []
     for lang in LANGS:
-        with open(os.path.join(FOLDER, lang, f"{name}.json"), encoding="utf-8") as file:
+        with open(os.path.join(FOLDER, lang, f"{name}.json"), "rb") as file:  # JSON is UTF-8
             words.append(json.load(file))
     french, english = words
     if french.keys() != english.keys():

@@ -315,8 +315,9 @@ def test_a_code_worded_in_one_language_only_is_refused(tmp_path, monkeypatch):
         (tmp_path / lang).mkdir()
         (tmp_path / lang / "x.json").write_text(json.dumps(words), encoding="utf-8")
     monkeypatch.setattr(messages, "FOLDER", str(tmp_path))
-    with pytest.raises(ValueError, match=r"x\.json: codes worded in one language only: \['x\.b', 'x\.c'\]"):
+    with pytest.raises(ValueError) as refused:
         messages.sentences("x")
+    assert str(refused.value) == "x.json: codes worded in one language only: ['x.b', 'x.c']"
 
 
 def test_a_refusal_as_every_client_reads_it():
