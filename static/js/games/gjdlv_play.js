@@ -3,9 +3,10 @@
 // its referee's page (gjdlv_play_referee.js) shares. Loaded by such a table only (gjdlv.js `view`).
 import { byId, fill, h } from "../ui.js";
 import { t } from "../i18n.js";
+import { winnerBanner } from "../ending.js";
 import {
-  chartCard, colorOf, face, gapTag, icon, noteCard, roundFact, roundsCard, said, sheetsCard, standingsCard, winnerBanner,
-} from "./gjdlv.js";
+  chartCard, colorOf, face, gapTag, icon, noteCard, roundFact, roundsCard, said, sheetsCard, standingsCard,
+} from "./gjdlv_shared.js";
 
 // The phase's short name, for the pill (`ui.gjdlv.phase.<phase>`); the engine's step sentence says the rest.
 const PHASES = new Set(["deal", "birth", "ovulation", "action", "ejaculation", "ended"]);
