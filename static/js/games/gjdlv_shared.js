@@ -7,6 +7,7 @@
 // "QD") in data-card; they show the page's letters (R D V, K Q J) and suit symbols, and say their names.
 import { byId, h } from "../ui.js";
 import { isolate, t } from "../i18n.js";
+import { lineChart, svg } from "../chart.js";
 
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
 const INK = { S: "black", C: "black", H: "red", D: "red" };
@@ -183,59 +184,40 @@ export function roundsCard(state) {
       h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Σ"), state.players.map((p) => h("td", { "data-sum": p.id }, h("strong", {}, p.total))))))));
 }
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-
-function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value !== null && value !== undefined && value !== false && value !== "") el.setAttribute(key, value);
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
-
 function niceStep(raw) {
   const pow = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
   return [1, 2, 5, 10].map((m) => m * pow).find((step) => step >= raw);
 }
 
-// Totals round by round, one line per player, x = rounds (0 … the game's length), y = points.
+// Totals round by round (chart.js), one line per player in their seat's colour and dash, x = rounds
+// (0 … the game's length, the rounds to come dimmed), y = points.
 export function chartCard(state) {
   const closed = state.rounds_closed;
   const series = state.players.map((p) => [0, ...p.running_totals]);
-  const W = 340, H = 220, L = 36, R = 12, T = 12, B = 30;
   const values = series.flat();
   const step = niceStep((Math.max(20, ...values) - Math.min(0, ...values)) / 4);
   const top = Math.ceil(Math.max(20, ...values) / step) * step;
   const bottom = Math.floor(Math.min(0, ...values) / step) * step;
-  const x = (r) => L + ((W - L - R) * r) / state.rounds;
-  const y = (v) => T + ((H - T - B) * (top - v)) / (top - bottom);
-  const grid = [];
-  for (let v = bottom; v <= top; v += step) {
-    grid.push(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: v === 0 ? "gj-axis" : "gj-gridline" }),
-      svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "gj-tick" }, v));
-  }
-  for (let r = 0; r <= state.rounds; r++) {
-    grid.push(svg("text", { x: x(r), y: H - 10, "text-anchor": "middle", class: `gj-tick${r <= closed ? "" : " later"}` }, r));
-  }
+  const ticks = [];
+  for (let v = bottom; v <= top; v += step) ticks.push(v);
+  const labels = [];
+  for (let r = 0; r <= state.rounds; r++) labels.push({ at: r, text: r, class: r <= closed ? null : "later" });
   const label = t("ui.gjdlv.chart_label", { series: state.players.map((p, i) =>
     t("ui.gjdlv.chart_series", { name: p.name, totals: series[i].slice(1).join(", ") || "0" })).join(t("ui.gjdlv.chart_series_between")) });
-  const lines = state.players.map((p, i) => svg("g", { "data-line": p.id, style: `--pc:${colorOf(state, p.id)}` },
-    svg("polyline", { points: series[i].map((v, r) => `${x(r).toFixed(1)},${y(v).toFixed(1)}`).join(" "),
-      class: "gj-line", "stroke-dasharray": dashOf(state, p.id) }),
-    series[i].slice(1).map((v, r) => svg("circle", { cx: x(r + 1), cy: y(v), r: 3.5, class: "gj-point" }))));
+  const lines = state.players.map((p, i) => ({
+    attrs: { "data-line": p.id, style: `--series:${colorOf(state, p.id)}` },
+    dash: dashOf(state, p.id),
+    points: series[i].map((value, r) => ({ at: r, value, dot: r > 0 })),
+  }));
   return h("section", { class: "card", id: "chart" },
     h("h2", {}, t("ui.gjdlv.totals")),
     h("figure", { class: "gj-chart" },
-      svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, class: "gj-svg" },
-        svg("title", {}, label), grid, lines),
+      lineChart({ width: 340, height: 220, pad: { left: 36, right: 12, top: 12, bottom: 30 }, steps: state.rounds,
+        low: bottom, high: top, ticks, labels, series: lines, label }),
       h("figcaption", { class: "gj-legend" },
         h("span", { class: "muted" }, t("ui.gjdlv.rounds_axis")),
-        state.players.map((p) => h("span", { class: "gj-key", "data-key": p.id, style: `--pc:${colorOf(state, p.id)}` },
+        state.players.map((p) => h("span", { class: "gj-key", "data-key": p.id, style: `--series:${colorOf(state, p.id)}` },
           svg("svg", { viewBox: "0 0 28 8", width: 28, height: 8, "aria-hidden": "true" },
-            svg("line", { x1: 1, x2: 27, y1: 4, y2: 4, class: "gj-line", "stroke-dasharray": dashOf(state, p.id) })),
+            svg("line", { x1: 1, x2: 27, y1: 4, y2: 4, class: "chart-line", "stroke-dasharray": dashOf(state, p.id) })),
           p.name)))));
 }
