@@ -4,7 +4,7 @@
 // drawn by gjdlv_play.js, loaded by such a table only.
 import { byId, fill, h } from "../ui.js";
 import { t } from "../i18n.js";
-import { winnerBanner } from "../ending.js";
+import { outcomeCard } from "../envelope.js";
 import { chartCard, fact, noteCard, roundFact, roundsCard, sheetsCard, standingsCard } from "./gjdlv_shared.js";
 
 // The round, who starts it, the rules: a score sheet's status line (a round played through says
@@ -48,7 +48,7 @@ export function view(root, state, ctx = {}) {
   }
   const players = byId(state);
   fill(root,
-    winnerBanner(state),
+    outcomeCard(state),
     noteCard(state),
     statusCard(state, players),
     standingsCard(state),

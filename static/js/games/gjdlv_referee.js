@@ -8,7 +8,7 @@
 import { byId, fill, h } from "../ui.js";
 import { t } from "../i18n.js";
 import { actionsOf, checkAnswers, record } from "../actions.js";
-import { winnerBanner } from "../ending.js";
+import { outcomeCard } from "../envelope.js";
 import {
   cardName, chartCard, colorOf, face, gapTag, icon, noteCard, rankOf, roundsCard, sheetsCard, standingsCard,
 } from "./gjdlv_shared.js";
@@ -41,7 +41,7 @@ export function referee(root, state, ctx) {
     return;
   }
   fill(root,
-    winnerBanner(state),
+    outcomeCard(state),
     state.over ? h("p", { class: "hint center" }, t("ui.gjdlv.over_hint")) : null,
     noteCard(state),
     statusCard(state, players),

@@ -8,6 +8,7 @@
 import { byId, h } from "../ui.js";
 import { isolate, t } from "../i18n.js";
 import { lineChart, svg } from "../chart.js";
+import { notesCard } from "../envelope.js";
 
 const SUIT_SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
 const INK = { S: "black", C: "black", H: "red", D: "red" };
@@ -133,12 +134,11 @@ export function sheetsCard(state, title = true, seat = null) {
 
 // --- shared header parts ------------------------------------------------------------------------
 
-// The engine's notes (the table's size, the Queen's take, the last lap).
+// The engine's notes (the table's size, the Queen's take, the last lap), their cards and players
+// written out.
 export function noteCard(state) {
-  if (!state.notes.length) return null;
   const players = byId(state);
-  return h("section", { class: "card gj-note", id: "notes" },
-    state.notes.map(({ code, params }) => said("p", { class: "gj-note-line", "data-note": code }, code, params, players)));
+  return notesCard(state, (code, params) => pretty(t(code, params), players));
 }
 
 // "Round 3 / 9": the label a catalogue string, the numbers data.
