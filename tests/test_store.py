@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from companion import store
-from companion.errors import Refused
-from companion.models import Event, Table, db
+from companion.storage import store
+from companion.storage.models import Event, Table, db
+from companion.web.errors import Refused
 from engine import core
 from tests.postgres import free_port
 
