@@ -40,8 +40,9 @@ from sqlalchemy import and_, select, union_all
 
 from companion.live import bus
 from companion.storage import store
+from companion.storage.errors import Refusal
 from companion.storage.models import Event, Table, db
-from companion.web.errors import Refused
+from companion.storage.store import serialized
 
 bp = Blueprint("live", __name__)
 
@@ -81,11 +82,11 @@ def frame(version: int, data: str) -> bytes:
 def rematch_frame(code: str) -> bytes:
     """The server-sent event that tells a follower where the table's rematch is (no ``id``: the
     follower's last version stays what it resumes from)."""
-    return REMATCH_EVENT + f"data: {bus.serialized({'rematch': code})}\n\n".encode()
+    return REMATCH_EVENT + f"data: {serialized({'rematch': code})}\n\n".encode()
 
 
 def framed(answers: list[tuple[int, dict]]) -> list[tuple[int, bytes]]:
-    return [(version, frame(version, bus.serialized(answer))) for version, answer in answers]
+    return [(version, frame(version, serialized(answer))) for version, answer in answers]
 
 
 class Closed(Exception):
@@ -338,10 +339,10 @@ def _admit(live: Hub, address: str) -> None:
     config = current_app.config
     limit = config.get("LIVE_STREAMS_PER_PROCESS")
     if live.closing or (limit is not None and live.streams >= limit):
-        raise Refused(503, "streams_full")
+        raise Refusal("streams_full")
     cap = config["LIVE_STREAMS_PER_ADDRESS"]
     if not live.counts.admit(address, cap):
-        raise Refused(429, "too_many_streams", max=cap)
+        raise Refusal("too_many_streams", max=cap)
 
 
 def _notice_gone_clients() -> None:
@@ -360,7 +361,7 @@ def _notice_gone_clients() -> None:
 def stream(code: str):
     table = store.find_table(code)
     if table is None:
-        raise Refused(404, "unknown_table", code=code[:20])
+        raise Refusal("unknown_table", code=code[:20])
     live = hub(current_app)
     address = request.remote_addr or "?"
     _admit(live, address)
