@@ -104,14 +104,15 @@ def dispose(app) -> None:
 
 
 # The limits on strangers (companion/limits.py) are on in every test. A test that sends more than a
-# stranger's share from one address on purpose, and is not about the limits, gets them raised here,
-# so that each of its requests still reaches what it tests.
-RAISED_LIMITS = {
-    "test_malformed_bodies_never_cause_a_5xx_nor_change_the_table": {
-        "RATELIMIT_NEW_TABLE": "1000/hour",
-        "RATELIMIT_WRONG_SECRET": "1000/minute",
-    },
-}
+# stranger's share from one address on purpose, and is not about the limits, raises them with the
+# ``limits`` marker (registered in pyproject.toml), so that each of its requests still reaches what
+# it tests: ``@pytest.mark.limits(RATELIMIT_NEW_TABLE="1000/hour")``.
+def raised_limits(request) -> dict:
+    """The app settings the test's ``limits`` markers raise (the closest marker wins a key)."""
+    settings: dict = {}
+    for marker in reversed(list(request.node.iter_markers("limits"))):
+        settings.update(marker.kwargs)
+    return settings
 
 
 @pytest.fixture
@@ -121,7 +122,7 @@ def app(database_url, tmp_path, monkeypatch, request):
     from companion.models import db
 
     monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path / "instance"))
-    app = create_app({"TESTING": True, **RAISED_LIMITS.get(request.node.originalname, {})})
+    app = create_app({"TESTING": True, **raised_limits(request)})
     try:
         upgrade_database(app)
         if database_url is not None:
