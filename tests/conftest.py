@@ -15,7 +15,7 @@ import itertools
 
 import pytest
 
-from tests.postgres import PostgresCluster, postgres_bindir
+from tests.support.postgres import PostgresCluster, postgres_bindir
 
 BACKENDS = ("sqlite", "postgresql")
 
