@@ -140,7 +140,7 @@ ROUNDS, BATCH = 5, 10
 
 
 def _in_place(game: str, state: dict, event: dict) -> None:
-    """The server's write (companion/store.py): the game's module, then the event on the snapshot."""
+    """The server's write (companion/storage/store.py): the game's module, then the event on the snapshot."""
     core.apply_in_place(core.game(game), state, event)
 
 

@@ -210,8 +210,9 @@ def long_table(folder: str, events: int) -> dict:
     from sqlalchemy import event as sa_event
     from sqlalchemy.engine import Engine
 
-    from companion import create_app, store
+    from companion import create_app
     from companion.cli import upgrade_database
+    from companion.storage import store
 
     def fast(dbapi_connection, _record) -> None:  # after the app's pragmas: the build need not be durable
         dbapi_connection.execute("PRAGMA synchronous=OFF")

@@ -6,7 +6,7 @@ Run: .venv/bin/python bench/floor_server.py [--host H] [--port P] [--workers N] 
 
 The floor is the bare Flask JSON endpoint on the same server (gunicorn, the same gevent workers,
 the same app with every hook of its own: limits, headers, language, compression): it reads the JSON
-body as a tap does (`companion.api.body`) and answers a small object with ``jsonify``, touching no
+body as a tap does (`companion.web.api.body`) and answers a small object with ``jsonify``, touching no
 database. What a tap costs beyond it is the table's lookup, the secret, the engine and the durable
 write. The durable floor is the floor plus the least durable write the app's own path can make on
 the same database: the body's JSON inserted as one row and committed, through the driver's own
@@ -57,14 +57,14 @@ RUN = "--run-server"  # the second stage, after the exec
 
 
 def floor():
-    from companion.api import body
+    from companion.web.api import body
 
     return _answer(body())
 
 
 def durable_floor():
-    from companion.api import body
-    from companion.models import db
+    from companion.storage.models import db
+    from companion.web.api import body
 
     data = body()
     postgres = db.engine.dialect.name == "postgresql"
@@ -91,7 +91,7 @@ def _bare_connection():
     with the app's own pragmas: WAL, synchronous=FULL, the busy timeout."""
     import sqlite3
 
-    from companion.models import _sqlite_pragmas, db
+    from companion.storage.models import _sqlite_pragmas, db
 
     if "connection" not in _bare:
         connection = sqlite3.connect(db.engine.url.database, isolation_level=None, check_same_thread=False)
@@ -102,7 +102,7 @@ def _bare_connection():
 
 def bare_durable_floor():
     """Measured with one worker (`bench/tap_time.py`): it waits for SQLite's lock in the loop too."""
-    from companion.api import body
+    from companion.web.api import body
 
     data = body()
     connection = _bare_connection()
@@ -113,11 +113,11 @@ def bare_durable_floor():
 
 
 _tap_rows: dict = {}  # the tap rows floor's table in this worker: its id, counters, encoded values
-_forms: dict = {}  # (a `companion.store` statement, its parameters' names) -> SQL on the copies, order
+_forms: dict = {}  # (a store statement, its parameters' names) -> SQL on the copies, order
 
 
 def tap_rows_floor():
-    """The rows a tap of `bench/writes.py` writes, with `companion.store`'s own statements aimed at
+    """The rows a tap of `bench/writes.py` writes, with `companion.storage.store`'s own statements aimed at
     copies of the app's ``tables``, ``events`` and ``answers`` (`_copy_tap_tables`: the same
     columns, constraints and indexes): the table's row moved, then the event appended (a body with a
     ``type``) or the latest one marked undone (an undo's body), the version's answer kept, and every
@@ -125,9 +125,9 @@ def tap_rows_floor():
     the loop's thread. The values have a tap's sizes, but no rule is applied: the state, the
     answer's view and the event's words are the bench table's, encoded once. One worker; after the
     bench has made its table."""
-    from companion import store
-    from companion.api import body
-    from companion.models import now
+    from companion.storage import store
+    from companion.storage.models import now
+    from companion.web.api import body
 
     data = body()
     event = {key: value for key, value in data.items() if key not in ("id", "version")}
@@ -190,7 +190,7 @@ def tap_rows_floor():
 
 
 def _sent(connection, statement, params: dict):
-    """``statement`` (one of `companion.store`'s) run on the copies with ``params``, already encoded:
+    """``statement`` (one of `companion.storage.store`'s) run on the copies with ``params``, already encoded:
     compiled for SQLite once, as `store._sent` does, its tables renamed (`_on_copies`)."""
     key = (statement, tuple(params))
     if key not in _forms:
@@ -208,7 +208,7 @@ def _first_tap_rows(connection, event: dict) -> dict:
     an event, not an undo)."""
     import json
 
-    from companion import store
+    from companion.storage import store
     from engine import core
 
     table_id = connection.execute("SELECT max(id) FROM tables").fetchone()[0]
@@ -274,7 +274,9 @@ def install_timers(app) -> None:
     from flask import jsonify, request
     from sqlalchemy.engine import default
 
-    from companion import api, group_commit, server, store
+    from companion import server
+    from companion.storage import group_commit, store
+    from companion.web import api
 
     seconds: dict[str, list[float]] = collections.defaultdict(list)
 
@@ -347,7 +349,7 @@ class StatementCounts:
         from flask import has_request_context, jsonify, request
         from sqlalchemy import event
 
-        from companion.models import db
+        from companion.storage.models import db
 
         width = self.WIDTH
         with self.claim:
@@ -420,7 +422,7 @@ def main(argv: list[str]) -> None:
 
     from companion import create_app
     from companion.cli import upgrade_database
-    from companion.models import db
+    from companion.storage.models import db
 
     app = create_app()
     upgrade_database(app)

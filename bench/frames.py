@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import fresh_app  # noqa: E402
 
-from companion import bus  # noqa: E402
+from companion.live import bus  # noqa: E402
 
 TABLES = {
     "morto": ([f"Joueur·euse {i}" for i in range(12)], {"lives": 9}),

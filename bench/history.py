@@ -4,7 +4,7 @@ Run: .venv/bin/python bench/history.py [--sizes 10,100,1000,10000,100000] [--rep
 
 1. *Build*, before the server starts, in this process: one Il Morto table (12 players, 9 lives) per
    size N, written straight into the database the server will use through the app's own store
-   (`companion.store.append_event` / `undo` in an app context, so every column is as a tap would
+   (`companion.storage.store.append_event` / `undo` in an app context, so every column is as a tap would
    leave it), with the durability of the build relaxed (SQLite ``synchronous=OFF``, PostgreSQL
    ``synchronous_commit=off``: only the build, not the measured server). A table of size N has N
    events in its log: the first ``min(40, N // 2)`` stay in effect (touches spread over the 11
@@ -54,8 +54,9 @@ def build(sizes: list[int]) -> dict[int, dict]:
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
-    from companion import create_app, store
+    from companion import create_app
     from companion.cli import upgrade_database
+    from companion.storage import store
 
     @event.listens_for(Engine, "connect")
     def _fast(dbapi_connection, _record) -> None:  # after models' pragmas: the build need not be durable
@@ -101,7 +102,7 @@ def build(sizes: list[int]) -> dict[int, dict]:
         # minute): the planner's statistics, so that it picks the partial indexes; the server measured
         # below would otherwise plan for the empty tables the build started from. (SQLite keeps no
         # statistics unless asked, and needs none to pick them.)
-        from companion.models import db
+        from companion.storage.models import db
 
         if db.engine.dialect.name == "postgresql":
             db.session.execute(db.text("ANALYZE"))

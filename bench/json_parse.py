@@ -1,4 +1,5 @@
-"""Strict JSON parsing of request bodies: the standard library as ``companion.api.body`` does it, or orjson.
+"""Strict JSON parsing of request bodies: the standard library as ``companion.web.api.body`` does it,
+or orjson.
 
 Run: .venv/bin/python bench/json_parse.py   (orjson comes with the ``bench`` extra)
 
@@ -22,7 +23,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion import MAX_BODY  # noqa: E402
-from companion.api import _finite, _not_json  # noqa: E402
+from companion.web.api import _finite, _not_json  # noqa: E402
 from engine import core  # noqa: E402
 
 CLIENT_ID = "0f8fc6a2-5b4e-4f7e-9d7a-2f3b6f1c9e11"

@@ -79,8 +79,9 @@ def history_pages(code: str, repeats: int) -> dict[str, list[float]]:
     """Milliseconds per ``/history?limit=50`` request, the read as it was and as it is, interleaved."""
     from sqlalchemy import select
 
-    from companion import create_app, store
-    from companion.models import Event, db
+    from companion import create_app
+    from companion.storage import store
+    from companion.storage.models import Event, db
 
     def as_it_was(table, before=None, limit=None):
         query = select(Event).where(Event.table_id == table.id)

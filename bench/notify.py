@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/notify.py [--instances 2] [--rates 0,100,300,1000,20
                                       [--payload 3400] [--seconds 4] [--taps 20]
 
 A throwaway PostgreSQL server (fsync on, as a deployment's) and ``instances`` processes, each one
-server process's bus as `companion.bus` makes it (`Bus.start`: its ``LISTEN arbitre_live``
+server process's bus as `companion.live.bus` makes it (`Bus.start`: its ``LISTEN arbitre_live``
 connection and its sending thread, batching up to 500 wake-ups per ``pg_notify`` statement).
 For each offered rate in turn (wake-ups per second, the sum over the instances, each instance
 publishing its share at even intervals for ``seconds``), every wake-up carries an answer of
@@ -72,7 +72,7 @@ def instance(index: int, count: int, url: str, go, seconds: float, payload: int,
     """One server process's bus: publishes its share of each step's rate, records what it hears."""
     from flask import Flask
 
-    from companion.bus import Bus
+    from companion.live.bus import Bus
 
     app = Flask("notify-bench")
     app.config["SQLALCHEMY_DATABASE_URI"] = url

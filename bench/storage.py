@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import fresh_app  # noqa: E402
 
-from companion import store  # noqa: E402
+from companion.storage import store  # noqa: E402
 
 
 def play(events: int, players: int, kept: int) -> tuple[int, int]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from companion.models import db, dumps, migrate
+from companion.storage.models import db, dumps, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_BODY = 64 * 1024  # a whole reveal for 20 players is under 1 KiB; 64 KiB leaves room and bounds abuse
@@ -36,7 +36,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         BODY_SECONDS=10.0,
         # A table's log: at most this many events (422 log_full), and this many writes a minute
         # (429 too_many_writes): a whole-log read stays bounded, and a table cannot be grown at
-        # the machine's speed (companion/long_reads.py).
+        # the machine's speed (companion/storage/long_reads.py).
         EVENTS_PER_TABLE=10_000,
         TABLE_WRITES_PER_MINUTE=600,
         # The address phones reach the app by (``https://arbitre.example.org``), for the QR code:
@@ -46,7 +46,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         # believed: the client's address (the limits per address count it) is the one the nearest
         # of them saw. 0, with no proxy: the headers are a stranger's word, and ignored.
         PROXIES=0,
-        # Limits per client address (companion/limits.py): failures only, and new tables.
+        # Limits per client address (companion/web/limits.py): failures only, and new tables.
         RATELIMIT_UNKNOWN_TABLE="30/minute",  # 404s on routes that name a table
         RATELIMIT_WRONG_SECRET="30/minute",  # 401/403: missing or wrong referee secrets
         RATELIMIT_NEW_TABLE="60/hour",  # every POST /api/tables
@@ -71,27 +71,16 @@ def create_app(test_config: dict | None = None) -> Flask:
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 
     db.init_app(app)
-    migrate.init_app(app, db, directory=str(Path(__file__).parent / "migrations"))
+    migrate.init_app(app, db, directory=str(Path(__file__).parent / "storage" / "migrations"))
 
-    from companion import (
-        api,
-        calendar,
-        errors,
-        headers,
-        i18n,
-        limits,
-        live,
-        offline,
-        openapi,
-        pages,
-        rules,
-        story,
-    )
+    from companion.live import streams
+    from companion.pwa import offline
+    from companion.web import api, calendar, errors, headers, i18n, limits, openapi, pages, rules, story
 
     app.register_blueprint(api.bp)
     app.register_blueprint(calendar.bp)
     app.register_blueprint(offline.bp)
-    app.register_blueprint(live.bp)
+    app.register_blueprint(streams.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(story.bp)

@@ -11,7 +11,7 @@ import click
 from flask_migrate import upgrade as alembic_upgrade
 
 from companion import create_app
-from companion.qr import terminal
+from companion.web.qr import terminal
 
 SERVER = "import sys; from companion.server import main; main(sys.argv[1:])"
 

@@ -158,8 +158,8 @@ class CooperativeSQLite(sqlite3.Connection):
     (pages changed in memory and appended to the WAL, no fsync) run at once, in the loop.
     """
 
-    # companion.models applies its pragmas (WAL, synchronous, busy_timeout) to connections of sqlite3's
-    # own module: this one is sqlite3's connection too, its writes merely wait in a thread.
+    # companion.storage.models applies its pragmas (WAL, synchronous, busy_timeout) to connections of
+    # sqlite3's own module: this one is sqlite3's connection too, its writes merely wait in a thread.
     __module__ = "sqlite3.cooperative"
     _turn = None  # this process's write turn, made after gevent's patch
 
@@ -248,7 +248,7 @@ def cooperative_sqlite(app) -> None:
     """Open the app's SQLite connections as :class:`CooperativeSQLite` (psycopg is cooperative already)."""
     from sqlalchemy import event
 
-    from companion.models import db
+    from companion.storage.models import db
 
     with app.app_context():
         engine = db.engine
@@ -464,7 +464,7 @@ def _refusal(status: int, code: str, params: tuple, api: bool, retry_after: int 
     """The whole answer: the API's error body (in French, with both sentences: the request's
     languages are not read yet), or the two sentences as text for a page, and the security headers
     every answer carries. Made once per kind: a crowd of refused connections costs no more."""
-    from companion.headers import HEADERS
+    from companion.web.headers import HEADERS
     from engine.messages import refusal, text
 
     params = dict(params)
@@ -544,7 +544,9 @@ class Server(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        from companion import bus, create_app, limits, live
+        from companion import create_app
+        from companion.live import bus, streams
+        from companion.web import limits
 
         config = {
             "LIVE_STREAMS_PER_PROCESS": self.connections - max(100, self.connections // 10),
@@ -559,7 +561,7 @@ class Server(BaseApplication):
         app = create_app(config)
         cooperative_sqlite(app)
         if self.streams.row is not None:
-            live.hub(app).counts = self.streams
+            streams.hub(app).counts = self.streams
             limits.install_windows(app, self.writes)
         bus.for_app(app).start()
         return app
@@ -584,17 +586,17 @@ class Server(BaseApplication):
             self.free_rows.append(row)
 
     def _post_worker_init(self, worker) -> None:
-        from companion import live
+        from companion.live import streams
 
         def end_streams_on_stop() -> None:
             while worker.alive:
                 time.sleep(0.5)
-            live.hub(worker.wsgi).close()
+            streams.hub(worker.wsgi).close()
 
         threading.Thread(target=end_streams_on_stop, name="stop-watch", daemon=True).start()
 
     def _worker_exit(self, server, worker) -> None:
-        from companion import bus
+        from companion.live import bus
 
         app = getattr(worker, "wsgi", None)
         if app is not None:

@@ -242,7 +242,7 @@ def follow_from_qr(referee, follower_phone, base_url: str, code: str):
     The QR image must be exactly the QR code of the URL the screen shows (no decoder here). The
     follower's page gets a marker that any reload would drop, for tests to check it only redrew.
     """
-    from companion.qr import svg as qr_svg
+    from companion.web.qr import svg as qr_svg
 
     referee.locator(".dock a", has_text="QR").tap()
     expect(referee).to_have_url(f"{base_url}/t/{code}/qr")

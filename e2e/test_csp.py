@@ -1,4 +1,4 @@
-"""The pages under the Content-Security-Policy (companion/headers.py), in Chromium.
+"""The pages under the Content-Security-Policy (companion/web/headers.py), in Chromium.
 
 One phone opens the home page, the new-table form of each game, a referee page and a table view;
 every console message of its pages and of their workers (the engine's Web Worker, where Pyodide

@@ -14,7 +14,7 @@ import string
 
 from playwright.sync_api import Page, expect
 
-from companion.i18n import catalogue
+from companion.web.i18n import catalogue
 from e2e.test_offline import api
 from engine.messages import elides, fill
 from tests.test_french import ELIDED, KEPT

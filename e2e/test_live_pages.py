@@ -15,7 +15,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from companion.i18n import catalogue
+from companion.web.i18n import catalogue
 from e2e.conftest import morto_touch
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
 from engine.messages import fill

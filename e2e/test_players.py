@@ -15,7 +15,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from companion.i18n import catalogue
+from companion.web.i18n import catalogue
 from e2e.test_live_pages import READY_MS, synced
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, history
 from e2e.test_pages import check_axe

@@ -10,7 +10,7 @@ import time
 
 from playwright.sync_api import expect
 
-from companion.i18n import catalogue
+from companion.web.i18n import catalogue
 from e2e.conftest import morto_touch
 from e2e.test_offline import api
 

@@ -1,7 +1,7 @@
 """A table's own pages, in both languages, all along a game of each kind, take only their part of the
 catalogue and ask it for no key it lacks (static/js/i18n.js lists such a key on
 ``<html data-i18n-missing>``): the table view takes ``<game>.view``, a player's page
-``<game>.player``, the referee page ``<game>.referee`` (companion/i18n.py). The table view loads no
+``<game>.player``, the referee page ``<game>.referee`` (companion/web/i18n.py). The table view loads no
 module of the referee's, and the Grand Jeu de la Vie's round played through (gjdlv_play.js) only on
 a table played through.
 

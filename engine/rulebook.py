@@ -1,6 +1,6 @@
 """Which section of the app's short rules explains each refusal: a refusal names its rule.
 
-The rules pages (``/rules/<game>``, `companion.rules`) have a stable anchor per section; a refusal's
+The rules pages (``/rules/<game>``, `companion.web.rules`) have a stable anchor per section; a refusal's
 code maps here to its ``(game, anchor)``, and `engine.messages.refusal` adds the link as ``rule``, so
 a refusal made by the phone's own engine (offline) points to its rule exactly as the server's does.
 """

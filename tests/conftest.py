@@ -95,7 +95,7 @@ def database_url(backend, request, monkeypatch) -> str | None:
 
 def dispose(app) -> None:
     """Close every pooled connection, so nothing leaks into the next test (warnings are errors)."""
-    from companion.models import db
+    from companion.storage.models import db
 
     with app.app_context():
         db.session.remove()
@@ -103,7 +103,7 @@ def dispose(app) -> None:
             engine.dispose()
 
 
-# The limits on strangers (companion/limits.py) are on in every test. A test that sends more than a
+# The limits on strangers (companion/web/limits.py) are on in every test. A test that sends more than a
 # stranger's share from one address on purpose, and is not about the limits, raises them with the
 # ``limits`` marker (registered in pyproject.toml), so that each of its requests still reaches what
 # it tests: ``@pytest.mark.limits(RATELIMIT_NEW_TABLE="1000/hour")``.
@@ -119,7 +119,7 @@ def raised_limits(request) -> dict:
 def app(database_url, tmp_path, monkeypatch, request):
     from companion import create_app
     from companion.cli import upgrade_database
-    from companion.models import db
+    from companion.storage.models import db
 
     monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path / "instance"))
     app = create_app({"TESTING": True, **raised_limits(request)})

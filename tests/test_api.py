@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from companion.qr import svg
-from companion.store import CODE_ALPHABET, display_code
+from companion.storage.store import CODE_ALPHABET, display_code
+from companion.web.qr import svg
 from engine import core, morto
 from engine.messages import text
 from tests.conftest import MORTO_NAMES, bearer

@@ -395,7 +395,7 @@ def test_a_rendezvous_in_range_is_kept_to_the_minute(make_table, at, stored):
 
 def _store_state(app, code: str, change) -> None:
     """Write into a table's stored state directly, as a table saved by an older version could be."""
-    from companion.models import Table, db
+    from companion.storage.models import Table, db
 
     with app.app_context():
         table = db.session.execute(select(Table).where(Table.code == code)).scalar_one()

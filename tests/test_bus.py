@@ -1,4 +1,4 @@
-"""The live bus (`companion.bus`) within a process and between the processes of one SQLite database.
+"""The live bus (`companion.live.bus`) within a process and between the processes of one SQLite database.
 
 - A started bus (the production server's) hands its own process's messages to a thread, in the
   order published, a rematch after the wake-ups before it; a bus never started delivers at once.
@@ -19,7 +19,7 @@ import time
 
 from flask import Flask
 
-from companion import bus
+from companion.live import bus
 
 WAIT_SECONDS = 10
 
@@ -42,7 +42,7 @@ def test_a_peer_too_busy_to_read_in_time_gets_the_newest_wake_up_once_it_reads(t
                 break
             filled += 1
         assert filled > 0
-        with caplog.at_level(logging.WARNING, logger="companion.bus"):
+        with caplog.at_level(logging.WARNING, logger="companion.live.bus"):
             transport.send([(7, 41, "{}")])
             transport.send([(7, 42, "{}"), (8, 3, "{}")])
             deadline = time.monotonic() + WAIT_SECONDS

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from companion.calendar import escape_text, fold
+from companion.web.calendar import escape_text, fold
 
 PLAYERS = [
     {"name": "Ada", "birth_month": 3},

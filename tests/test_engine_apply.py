@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion import store
+from companion.storage import store
 from engine import core
 from engine.core import RuleError
 from tests.test_actions import GAME_OF

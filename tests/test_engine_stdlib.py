@@ -1,4 +1,4 @@
-"""The standard library the browser's engine starts with (companion/offline.py): Pyodide's own, with
+"""The standard library the browser's engine starts with (companion/pwa/offline.py): Pyodide's own, with
 the modules Pyodide's start and the engine import as bytecode that Pyodide itself compiled. Built
 once here through Node, then the engine runs in Pyodide with it, as in the worker.
 
@@ -15,7 +15,7 @@ import zipfile
 
 import pytest
 
-from companion import offline
+from companion.pwa import offline
 from tests.conftest import dispose
 
 NODE = shutil.which("node")

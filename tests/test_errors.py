@@ -1,4 +1,4 @@
-"""The one error path (companion/errors.py): every refusal the app makes, whoever raises it, answered
+"""The one error path (companion/web/errors.py): every refusal the app makes, whoever raises it, answered
 in the one shape ``{"error": {"code", "message", "messages", "params"}}``, French unless the client
 asks for English; an HTML page for a page that does not exist; a bug a JSON 500 on the API, logged.
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 from werkzeug.exceptions import HTTPException
 
-from companion.errors import Refused
+from companion.web.errors import Refused
 from engine import core
 from engine.core import RuleError
 from engine.messages import forms, text

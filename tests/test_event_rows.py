@@ -13,8 +13,9 @@ import json
 import pytest
 from sqlalchemy import select
 
-from companion import live, store
-from companion.models import Event, KeptAnswer, db
+from companion.live import streams
+from companion.storage import store
+from companion.storage.models import Event, KeptAnswer, db
 
 KEPT, EVERY = 6, 2
 
@@ -100,7 +101,7 @@ def test_a_follower_resuming_from_an_old_version_gets_every_answer_exactly(app, 
     answers = {answer["version"]: answer for _, answer in events + undos}
     with app.app_context():
         table_id = store.find_table(table.code).id
-    resumed = live.hub(app).log_answers(table_id, 0)
+    resumed = streams.hub(app).log_answers(table_id, 0)
     assert [version for version, _ in resumed] == sorted(answers)
     assert dict(resumed) == answers
 

@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from sqlalchemy import event
 
-from companion.qr import svg
+from companion.web.qr import svg
 from engine.messages import text
 from tests.support import http
 from tests.support.http import READ_SECONDS
@@ -196,8 +196,8 @@ def test_a_database_error_is_logged_once_a_minute_not_per_request(app, client, m
     """Through a public hook of sqlite3 (a progress handler that interrupts every statement, set on
     each new connection), then PostgreSQL refusing every new connection: 503 ``unavailable``, pages
     in text, one line in the log."""
-    from companion import errors
-    from companion.models import db
+    from companion.storage.models import db
+    from companion.web import errors
 
     table = make_table()
     errors.OUTAGE.logged_at = None
@@ -216,13 +216,13 @@ def test_a_database_error_is_logged_once_a_minute_not_per_request(app, client, m
 
         event.listen(engine, "do_connect", broken)
     engine.dispose()
-    with caplog.at_level("ERROR", logger="companion.errors"):
+    with caplog.at_level("ERROR", logger="companion.web.errors"):
         for _ in range(4):
             answer = client.get(f"/api/tables/{table.code}")
             unavailable((answer.status_code, dict(answer.headers), answer.data))
             answer = client.get(f"/t/{table.code}")
             unavailable((answer.status_code, dict(answer.headers), answer.data))
-    lines = [record for record in caplog.records if record.name == "companion.errors"]
+    lines = [record for record in caplog.records if record.name == "companion.web.errors"]
     assert len(lines) == 1 and "database unavailable" in lines[0].getMessage()
     assert lines[0].exc_info is None  # one line, no traceback
 

@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import event as sa_event
 from sqlalchemy import select, update
 
-from companion import store, warm
-from companion.models import Event, Table, db
+from companion.storage import store, warm
+from companion.storage.models import Event, Table, db
 from engine import core
 
 EVERY = 4  # a checkpoint every 4 events in effect: the scenarios below cross many

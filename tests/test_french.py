@@ -1,5 +1,5 @@
 """French as a French speaker writes it (issue 29 item 7), checked on every sentence of the catalogue:
-the interface's (``companion/i18n/fr``, the rules pages' and the calendar's included) and the
+the interface's (``companion/web/i18n/fr``, the rules pages' and the calendar's included) and the
 engine's (`engine.messages.catalogue`).
 
 - **Elision.** Every French sentence that quotes a param is worded with names beginning with each
@@ -28,7 +28,7 @@ from collections import defaultdict
 
 import pytest
 
-from companion import i18n
+from companion.web import i18n
 from engine.core import FSI, GAME_MODULES
 from engine.messages import ELIDING, catalogue, elides, fill, plural, text
 

@@ -16,8 +16,8 @@ import io
 import pytest
 from sqlalchemy import update
 
-from companion import store, warm
-from companion.models import Event, Table, db
+from companion.storage import store, warm
+from companion.storage.models import Event, Table, db
 from engine import core
 from tests.test_gjdlv_play import EXPRESS
 

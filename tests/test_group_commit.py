@@ -1,4 +1,4 @@
-"""Group commit (companion/group_commit.py): taps that arrive while another commits share the next
+"""Group commit (companion/storage/group_commit.py): taps that arrive while another commits share the next
 commit, each answered once it is durable, each applied once, none hurt by a neighbour's refusal or
 by a database error in its batch. Threads stand for the server's greenlets, on SQLite and PostgreSQL.
 """
@@ -13,8 +13,8 @@ from sqlalchemy import event as sa_event
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
-from companion import store
-from companion.models import Event, Table, db
+from companion.storage import store
+from companion.storage.models import Event, Table, db
 from engine import core
 
 PLAYERS = [f"Joueur {i}" for i in range(1, 13)]
@@ -197,7 +197,7 @@ def test_an_answer_is_stored_as_the_json_it_was_sent_as(app, client):
 
 def test_the_servers_engine_options_keep_the_encoding_once(tmp_path, monkeypatch):
     from companion import create_app
-    from companion.models import dumps
+    from companion.storage.models import dumps
 
     monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path))
     app = create_app({"SQLALCHEMY_ENGINE_OPTIONS": {"pool_size": 3}})

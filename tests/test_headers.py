@@ -1,4 +1,4 @@
-"""Security headers (companion/headers.py) on every kind of answer, and pages that need no inline script.
+"""Security headers (companion/web/headers.py) on every kind of answer, and pages that need no inline script.
 
 Every answer — a page, a static file, the service worker, the manifest, the engine bundle, the
 Pyodide runtime, the API (answers and refusals), the QR SVG, the live stream, a "not found" — carries
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.headers import CSP
-from companion.offline import PYODIDE_DIR
+from companion.pwa.offline import PYODIDE_DIR
+from companion.web.headers import CSP
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 

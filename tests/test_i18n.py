@@ -1,4 +1,4 @@
-"""One catalogue per language (companion/i18n.py): the same keys and the same params in each, the
+"""One catalogue per language (companion/web/i18n.py): the same keys and the same params in each, the
 language a request gets, and the parts of it a page downloads (the shell's words and its game's, never
 the rules').
 
@@ -14,7 +14,7 @@ import string
 
 import pytest
 
-from companion import i18n
+from companion.web import i18n
 from engine.core import GAME_MODULES
 from engine.messages import LANGS, catalogue
 

@@ -1,4 +1,4 @@
-"""The parts of the catalogue a table's own pages download (companion/i18n.py): the table view's
+"""The parts of the catalogue a table's own pages download (companion/web/i18n.py): the table view's
 (``<game>.view``, the first page a follower opens), a player's page's (``<game>.player``) and the
 referee's (``<game>.referee``) hold every sentence those pages can show, and the table view's nothing
 that only a referee sees.
@@ -11,7 +11,7 @@ that only a referee sees.
 - Every engine code a table's state or story carries is in its table view's part: tables of every
   game played at random (legal and illegal events, undos, seeded), and the Grand Jeu de la Vie played
   through card by card to its end.
-- Left out of the table view's: the engine's refusals and its checks' answers (`companion.view_codes`),
+- Left out of the table view's: the engine's refusals and its checks' answers (`companion.web.view_codes`),
   the referee's words and the other pages'.
 
 The same pages drawn in a browser, in both languages, name no key their part lacks:
@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from companion import ROOT, i18n
-from companion.view_codes import view_codes
+from companion import ROOT
+from companion.web import i18n
+from companion.web.view_codes import view_codes
 from engine import core
 from engine.core import GAME_MODULES, RuleError
 from engine.messages import LANGS, catalogue

@@ -1,4 +1,4 @@
-"""Limits on strangers (companion/limits.py), per client address, on SQLite and on PostgreSQL.
+"""Limits on strangers (companion/web/limits.py), per client address, on SQLite and on PostgreSQL.
 
 - Wrong table codes: 30 failures a minute (a 404 on any route naming a table: API, stream, pages);
   past them every route naming a table answers 429 to that address until the window ends, good
@@ -25,8 +25,8 @@ import time
 from flask_limiter import Limiter
 from limits.storage import MemoryStorage
 
-from companion.limits import DatabaseStorage, RateLimit, limiter
-from companion.models import db
+from companion.storage.models import db
+from companion.web.limits import DatabaseStorage, RateLimit, limiter
 from engine.messages import text
 from tests.conftest import MORTO_NAMES, bearer, dispose
 

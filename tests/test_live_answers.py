@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from companion import live, store
-from companion.models import Table, db
+from companion.live import streams
+from companion.storage import store
+from companion.storage.models import Table, db
 
 TOUCHED = "morto.story.touched_early"
 
@@ -152,13 +153,13 @@ def test_the_streams_frames_carry_the_same_fields(app, client, make_table):
     assert frames(client.get(url, headers={"Last-Event-ID": "0"})) == list(answers.items())
     assert frames(client.get(url)) == [(3, answers[3])]
     # Written while followed: the writer's own answer, framed once.
-    hub = live.hub(app)
+    hub = streams.hub(app)
     with app.app_context():
         channel = hub.follow(store.find_table(table.code).id, 3)
     try:
         answers[4] = table.undo().get_json()
         got, _ = hub.wait(channel, 3, 10)
-        assert got == live.framed([(4, answers[4])])
+        assert got == streams.framed([(4, answers[4])])
         assert answers[4]["did"]["seq"] == 2 and answers[4]["undoable"] is None
     finally:
         hub.unfollow(channel)

@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from companion import live, store
+from companion.live import streams
+from companion.storage import store
 
 WAIT_SECONDS = 10  # bounds a broken hub; asserts nothing about speed
 
@@ -26,7 +27,7 @@ def table_id(app, code: str) -> int:
         return store.find_table(code).id
 
 
-def wait_for_version(hub: live.Hub, channel: live.Channel, version: int) -> list[tuple[int, bytes]]:
+def wait_for_version(hub: streams.Hub, channel: streams.Channel, version: int) -> list[tuple[int, bytes]]:
     """Every frame after version 0 as a follower of ``channel`` gets them, up to ``version``."""
     frames, sent = [], 0
     deadline = time.monotonic() + WAIT_SECONDS
@@ -38,7 +39,7 @@ def wait_for_version(hub: live.Hub, channel: live.Channel, version: int) -> list
 
 
 def test_a_write_wakes_only_its_tables_followers_and_is_framed_once(app, make_table, monkeypatch):
-    hub = live.hub(app)
+    hub = streams.hub(app)
     a, b = make_table(), make_table()
     channel_a = hub.follow(table_id(app, a.code), 0)
     channel_b = hub.follow(table_id(app, b.code), 0)
@@ -49,7 +50,7 @@ def test_a_write_wakes_only_its_tables_followers_and_is_framed_once(app, make_ta
         framed.append(version)
         return f"version {version}".encode()
 
-    monkeypatch.setattr(live, "frame", frame)
+    monkeypatch.setattr(streams, "frame", frame)
     monkeypatch.setattr(hub, "log_answers", lambda *args: log_reads.append(args) or [])
 
     answers = [a.event("touched_early", player=f"p{n}") for n in (2, 3, 4)]
@@ -68,13 +69,13 @@ def test_a_write_wakes_only_its_tables_followers_and_is_framed_once(app, make_ta
 
 
 def test_a_version_written_elsewhere_is_read_once_from_the_log(app, make_table):
-    hub = live.hub(app)
+    hub = streams.hub(app)
     table = make_table()
     answers = [table.event("touched_early", player="p2"), table.undo().get_json()]
     channel = hub.follow(table_id(app, table.code), 0)
     hub.wake(channel.table_id, 2)  # as the bus does for a write made by another process: no answer
     frames = wait_for_version(hub, channel, 2)
-    assert frames == live.framed([(answer["version"], answer) for answer in answers])
+    assert frames == streams.framed([(answer["version"], answer) for answer in answers])
     hub.unfollow(channel)
 
 
@@ -100,7 +101,7 @@ def test_a_closed_stream_gives_its_place_back(app, client, make_table):
     again = client.get(url)
     assert again.status_code == 200
     again.close()
-    hub = live.hub(app)
+    hub = streams.hub(app)
     assert hub.streams == 0 and hub.channels == {} and not hub.counts.open
 
 

@@ -82,7 +82,7 @@ def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(
     reads began, whole, and the next read gets the write."""
     import threading
 
-    from companion import long_reads, store
+    from companion.storage import long_reads, store
     from engine import core
 
     table = make_table()
@@ -137,7 +137,8 @@ def test_a_reader_is_answered_however_many_writes_land_while_it_reads(
     up after five), and its answer is still one moment of the table."""
     import threading
 
-    from companion import store, story
+    from companion.storage import store
+    from companion.web import story
 
     table = make_table()
     table.event("touched_early", player="p2")

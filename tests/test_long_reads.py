@@ -1,6 +1,6 @@
 """A long table cannot hold a server process for everyone: its length and its writes a minute are
 bounded, and its whole-log reads (the whole ``/log``, the unpaged ``/history``, ``/timeline``, the
-exports) are made once per version and read in slices (companion/long_reads.py).
+exports) are made once per version and read in slices (companion/storage/long_reads.py).
 
 - ``EVENTS_PER_TABLE`` events at most: the next is ``422 log_full`` (both sentences, ``max``) and
   changes nothing; an undo still works, and a retried id still gets its first answer.
@@ -46,8 +46,8 @@ def test_a_table_holds_at_most_its_maximum_of_events(app, make_table):
 
 @pytest.fixture
 def frozen(monkeypatch):
-    """The clock the table's writes are counted by (companion.limits), held at the start of a minute."""
-    from companion import limits
+    """The clock the table's writes are counted by (companion.web.limits), held at the start of a minute."""
+    from companion.web import limits
 
     clock = types.SimpleNamespace(now=60.0 * 1_000_000)
     monkeypatch.setattr(limits, "time", types.SimpleNamespace(time=lambda: clock.now))
@@ -74,7 +74,7 @@ def test_a_tables_writes_a_minute_are_bounded(app, make_table, frozen):
 
 
 def test_a_whole_log_read_is_made_once_per_version(app, client, make_table, monkeypatch):
-    from companion import story
+    from companion.web import story
 
     replays = []
     timeline = story.timeline
@@ -91,7 +91,7 @@ def test_a_whole_log_read_is_made_once_per_version(app, client, make_table, monk
 
 
 def test_a_kept_export_is_dated_when_it_is_downloaded(client, make_table, monkeypatch):
-    from companion import story
+    from companion.web import story
 
     table = make_table()
     table.event("touched_early", player="p2")
@@ -105,7 +105,7 @@ def test_a_kept_export_is_dated_when_it_is_downloaded(client, make_table, monkey
 
 
 def test_the_unpaged_history_read_a_page_at_a_time_is_every_entry_in_order(client, make_table, monkeypatch):
-    from companion import store
+    from companion.storage import store
 
     monkeypatch.setattr(store, "SLICE", 4)  # pages of 4 entries: 10 entries are 3 pages, the last short
     table = make_table(options={"lives": 9})
@@ -122,7 +122,7 @@ def test_the_unpaged_history_read_a_page_at_a_time_is_every_entry_in_order(clien
 
 @pytest.mark.parametrize("path", ["log", "history", "timeline", "export", "export.csv"])
 def test_a_whole_log_read_gzipd_chunk_by_chunk_is_the_same_answer(client, make_table, path, monkeypatch):
-    from companion import long_reads
+    from companion.storage import long_reads
 
     monkeypatch.setattr(long_reads, "CHUNK", 16)  # several chunks
     table = make_table(options={"lives": 9})

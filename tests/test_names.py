@@ -23,7 +23,7 @@ import io
 import pytest
 from sqlalchemy import select
 
-from companion import openapi, story
+from companion.web import openapi, story
 from engine import core
 from engine.core import InvalidEvent, RuleError
 from engine.messages import text
@@ -295,7 +295,7 @@ def test_the_openapi_document_closes_every_player_entry():
 
 
 def count_tables(app) -> int:
-    from companion.models import Table, db
+    from companion.storage.models import Table, db
 
     with app.app_context():
         return len(db.session.execute(select(Table.id)).all())
@@ -331,8 +331,8 @@ def rewrite(app, code: str, players=None, payloads=None) -> None:
     (the API now refuses them), with the state replayed from them and the events' words forgotten.
     The whole-log answers a process keeps per version are forgotten too: the app never rewrites a
     version it has written, this does."""
-    from companion import long_reads
-    from companion.models import Event, Table, db
+    from companion.storage import long_reads
+    from companion.storage.models import Event, Table, db
 
     with app.app_context():
         table = db.session.execute(select(Table).where(Table.code == code)).scalar_one()

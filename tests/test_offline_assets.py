@@ -160,7 +160,7 @@ def test_the_live_stream_is_never_compressed(client, make_table):
 def test_the_version_changes_with_the_engine(app, client, monkeypatch):
     first = client.get("/sw.js").get_data(as_text=True)
     app.extensions.pop("arbitre_offline")
-    from companion import offline
+    from companion.pwa import offline
 
     original = offline._bundle_sources
 

@@ -1,4 +1,4 @@
-"""The OpenAPI description (`companion/openapi.py`) against the app, and schemathesis against it.
+"""The OpenAPI description (`companion/web/openapi.py`) against the app, and schemathesis against it.
 
 - The document lists every ``/api/`` route of the app, and every event type of every game with
   exactly the fields the engine declares (``FIELDS``), so it cannot drift from the code.
@@ -26,7 +26,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from companion import openapi
+from companion.web import openapi
 from engine import core
 from tests.conftest import bearer
 

@@ -10,8 +10,9 @@ import json
 
 import pytest
 
-from companion import live, store
-from companion.models import PlayerSecret, db
+from companion.live import streams
+from companion.storage import store
+from companion.storage.models import PlayerSecret, db
 from tests.conftest import bearer, dispose
 from tests.test_gjdlv_play import QUEEN_WAITING
 from tests.test_live_answers import frames
@@ -241,13 +242,13 @@ def test_the_stream_says_which_player_recorded_a_move(app, existentiel):
     url = f"/api/tables/{existentiel.code}/stream"
     resumed = frames(existentiel.client.get(url, headers={"Last-Event-ID": "0"}))
     assert [(version, answer["did"]["by"]) for version, answer in resumed] == [(1, "p1")]
-    hub = live.hub(app)
+    hub = streams.hub(app)
     with app.app_context():
         channel = hub.follow(store.find_table(existentiel.code).id, 1)
     try:
         answer = existentiel.post("refuse", player="p1", headers=ana).get_json()
         got, _ = hub.wait(channel, 1, 10)
-        assert got == live.framed([(2, answer)]) and answer["did"]["by"] == "p1"
+        assert got == streams.framed([(2, answer)]) and answer["did"]["by"] == "p1"
     finally:
         hub.unfollow(channel)
 

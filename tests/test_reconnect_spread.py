@@ -2,8 +2,8 @@
 
 When a server process stops, every stream it served ends at the same moment; when it is back, the
 streams begun then would all end at the same moment again. The server draws, per stream, the wait
-EventSource takes before it reconnects (``retry:``, within `live.RETRY_MS`) and the stream's life
-(``LIVE_STREAM_SECONDS`` less up to `live.LIFETIME_SPREAD` of it). The pages' own reconnection
+EventSource takes before it reconnects (``retry:``, within `streams.RETRY_MS`) and the stream's life
+(``LIVE_STREAM_SECONDS`` less up to `streams.LIFETIME_SPREAD` of it). The pages' own reconnection
 policy (random, growing waits) is tested in e2e/test_reconnect.py.
 """
 
@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from companion import live
+from companion.live import streams
 
 STREAMS = 40
 
@@ -26,12 +26,12 @@ def retry_ms(first: bytes) -> int:
 
 @pytest.mark.parametrize(("draw", "ms"), [(0.0, 1000), (0.5, 3000), (1.0, 5000)])
 def test_the_retry_line_spans_its_range(draw, ms):
-    assert live.retry_line(lambda: draw) == f"retry: {ms}\n\n".encode()
+    assert streams.retry_line(lambda: draw) == f"retry: {ms}\n\n".encode()
 
 
 @pytest.mark.parametrize(("draw", "seconds"), [(0.0, 300.0), (0.5, 262.5), (1.0, 225.0)])
 def test_a_streams_life_is_shortened_by_at_most_a_quarter(draw, seconds):
-    assert live.lifetime(300.0, lambda: draw) == pytest.approx(seconds)
+    assert streams.lifetime(300.0, lambda: draw) == pytest.approx(seconds)
 
 
 def test_each_stream_draws_its_own_retry_wait(app, client, make_table):
@@ -47,7 +47,7 @@ def test_each_stream_draws_its_own_retry_wait(app, client, make_table):
             waits.append(retry_ms(next(iter(response.response))))
         finally:
             response.close()
-    low, high = live.RETRY_MS
+    low, high = streams.RETRY_MS
     assert all(low <= wait <= high for wait in waits), waits
     # Forty draws from 4,001 values: all in one half of the range, or ten alike, would be a fixed wait.
     assert min(waits) < (low + high) / 2 < max(waits), waits

@@ -20,7 +20,8 @@ import threading
 
 import pytest
 
-from companion import bus, live, store
+from companion.live import bus, streams
+from companion.storage import store
 from engine import core, existentiel, gjdlv, morto
 from engine.core import IllegalEvent
 from tests.conftest import MORTO_NAMES, bearer
@@ -161,7 +162,7 @@ def ask_rematch(client, code: str, headers: dict | None = None, **kwargs):
 
 
 def count_tables(app) -> int:
-    from companion.models import Table, db
+    from companion.storage.models import Table, db
 
     with app.app_context():
         return db.session.query(Table).count()
@@ -308,7 +309,7 @@ def test_the_followers_of_the_old_table_are_told_where_the_rematch_is(app, clien
         told = events_in(next(frames))
         assert told == [{"event": "rematch", "data": {"rematch": made["code"]}}]  # no id: versions go on
         ask_rematch(client, old.code, old.auth)  # asked again: nothing new to tell
-        assert next(frames) == live.STILL_HERE
+        assert next(frames) == streams.STILL_HERE
     finally:
         there.close()
     # A follower who comes later is told at once, after the table's version, resuming or not.
@@ -330,7 +331,7 @@ def test_the_followers_of_the_old_table_are_told_where_the_rematch_is(app, clien
 
 def test_the_bus_carries_a_rematch_to_the_other_processes_hubs(app, make_table):
     """What a message from another process does (the transports are tests/test_live.py's and below)."""
-    hub = live.hub(app)
+    hub = streams.hub(app)
     old = make_table(players=MORTO_NAMES[:3])
     with app.app_context():
         table_id = store.find_table(old.code).id
@@ -338,7 +339,7 @@ def test_the_bus_carries_a_rematch_to_the_other_processes_hubs(app, make_table):
     try:
         bus.for_app(app).rematched(table_id, "K7QX2M")
         frames, sent = hub.wait(channel, 0, 1)
-        assert frames == [(0, live.rematch_frame("K7QX2M"))] and sent == 0
+        assert frames == [(0, streams.rematch_frame("K7QX2M"))] and sent == 0
         assert hub.wait(channel, 0, 0.01, told=frames[0][1]) == ([], 0)  # told once
     finally:
         hub.unfollow(channel)

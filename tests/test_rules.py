@@ -1,4 +1,4 @@
-"""The rules in short (companion/rules.py): the pages in both languages, and the rule each refusal names.
+"""The rules in short (companion/web/rules.py): the pages in both languages, and the rule each refusal names.
 
 The refusal codes are read from the engine's source, the way tests/test_gjdlv.py finds what a game
 raises: every code given to `InvalidEvent` / `IllegalEvent` (as a literal, as an f-string family, or
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import i18n
-from companion.rules import SECTIONS, sections
+from companion.web import i18n
+from companion.web.rules import SECTIONS, sections
 from engine import gjdlv_play
 from engine.core import GAME_MODULES
 from engine.messages import COMMON, catalogue, forms

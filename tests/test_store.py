@@ -17,9 +17,9 @@ import time
 
 import pytest
 
-from companion import store
-from companion.errors import Refused
-from companion.models import Event, Table, db
+from companion.storage import store
+from companion.storage.models import Event, Table, db
+from companion.web.errors import Refused
 from engine import core
 from tests.support.server import Server, server_env
 from tests.support.sse import Stream

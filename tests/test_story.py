@@ -694,7 +694,7 @@ def test_import_of_each_game_replays_it(client, make_table):
 
 
 def count_tables(app) -> int:
-    from companion.models import Table, db
+    from companion.storage.models import Table, db
 
     with app.app_context():
         return db.session.query(Table).count()

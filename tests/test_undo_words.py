@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from companion.i18n import interface
+from companion.web.i18n import interface
 
 UNDO_KEYS = ("ui.referee.undo", "ui.referee.undo_label", "ui.story.undo", "ui.story.undo_label")
 

@@ -1,4 +1,4 @@
-"""What a server process keeps of the tables its referees tap (companion/warm.py): a tap after the
+"""What a server process keeps of the tables its referees tap (companion/storage/warm.py): a tap after the
 process's own last write on that table reads nothing before it writes, and a kept snapshot that
 another process left behind costs a retry, never a wrong answer nor a wrong refusal. A second app on
 the same database stands for the server's other process, on SQLite and PostgreSQL.
@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from sqlalchemy import event as sa_event
 
-from companion import create_app, store, warm
-from companion.group_commit import Snapshot
-from companion.models import Table, db
+from companion import create_app
+from companion.storage import store, warm
+from companion.storage.group_commit import Snapshot
+from companion.storage.models import Table, db
 from engine import core
 from tests.conftest import bearer, dispose
 

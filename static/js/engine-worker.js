@@ -8,7 +8,7 @@ const ready = (async () => {
   const started = performance.now();
   const stages = {};
   // The bundle names the standard library to start Python with: the modules Pyodide and the engine
-  // import are bytecode there (companion/offline.py), so that Python's start compiles nothing.
+  // import are bytecode there (companion/pwa/offline.py), so that Python's start compiles nothing.
   const bundle = await fetch("/engine/bundle.json").then((response) => response.json());
   stages.bundle = performance.now() - started;
   const pyodide = await loadPyodide({ indexURL: "/pyodide/", stdLibURL: bundle.stdlib });

@@ -2,7 +2,7 @@
 // of the engine (the codes a state or a refusal names). The server renders the page in the language
 // it chose (the `lang` cookie, else the browser's); scripts follow it. The catalogue is the page's
 // part only (what that page can show), an immutable file named by `<html data-i18n>`
-// (companion/i18n.py), fetched once however many modules ask. A key it lacks is shown as it is, and
+// (companion/web/i18n.py), fetched once however many modules ask. A key it lacks is shown as it is, and
 // listed on `<html data-i18n-missing>`.
 
 export const LANGS = ["fr", "en"];

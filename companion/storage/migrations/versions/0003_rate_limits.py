@@ -1,4 +1,4 @@
-"""Rate limits: the fixed-window counters every server process shares (companion/limits.py).
+"""Rate limits: the fixed-window counters every server process shares (companion/web/limits.py).
 
 Revision ID: 0003
 Revises: 0002

@@ -30,7 +30,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
-from companion import i18n
+from companion.web import i18n
 from engine.core import RuleError
 from engine.messages import refusal, text
 

@@ -5,7 +5,7 @@ The pages are for players at the table: plain, short sections written from the r
 stable id (``/rules/morto#dead``), which is what a refusal links to: `engine.rulebook` maps each
 error code to its ``(game, anchor)``, and every refusal carries the link as ``rule``.
 
-The words live in the catalogue (``companion/i18n/<lang>/rules.json``), one key per heading,
+The words live in the catalogue (``companion/web/i18n/<lang>/rules.json``), one key per heading,
 paragraph or list item: ``ui.rules.<game>.<anchor>.title``, then ``.p1``, ``.p2``… for paragraphs and
 ``.li1``, ``.li2``… for list items, drawn in the order of the French file (consecutive items make one
 list). The anchors of each game are fixed here; the test checks the catalogue has every one.
@@ -17,7 +17,7 @@ import re
 
 from flask import Blueprint, abort, render_template
 
-from companion import i18n
+from companion.web import i18n
 
 bp = Blueprint("rules", __name__)
 

@@ -18,10 +18,11 @@ from datetime import UTC, datetime
 from flask import Blueprint, abort, redirect, render_template, url_for
 from sqlalchemy.exc import IntegrityError
 
-from companion import i18n, store
-from companion.errors import Refused
-from companion.models import Event, Table, db
-from companion.pages import GAME_NAMES
+from companion.storage import store
+from companion.storage.models import Event, Table, db
+from companion.web import i18n
+from companion.web.errors import Refused
+from companion.web.pages import GAME_NAMES
 from engine import core
 from engine.messages import text
 

@@ -1,6 +1,6 @@
 """The JSON API (its fixed words are in shared/API.md; the rest is documented in docs/API.md).
 
-Views raise every refusal (`Refused` here, `RuleError` from the engine); `companion.errors` answers them.
+Views raise every refusal (`Refused` here, `RuleError` from the engine); `companion.web.errors` answers them.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import math
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
-from companion import i18n, limits, long_reads, store, story
-from companion.errors import Refused
-from companion.pages import view_url
-from companion.qr import svg
+from companion.storage import long_reads, store
+from companion.web import i18n, limits, story
+from companion.web.errors import Refused
+from companion.web.pages import view_url
+from companion.web.qr import svg
 from engine import core
 from engine.messages import worded
 

@@ -27,7 +27,7 @@ Three limits per address (their sizes are app config, ``RATELIMIT_*``):
 Only failures (and creations) count: a table played behind one NAT, its followers and referees
 reading and tapping all evening, never comes near a limit.
 
-A refusal is ``429 too_many_requests`` in the API's error shape (``companion.errors.error_response``)
+A refusal is ``429 too_many_requests`` in the API's error shape (``companion.web.errors.error_response``)
 with ``params.retry_after`` and a ``Retry-After`` header, in seconds until the window ends; a page
 gets the same sentences as plain text.
 
@@ -44,7 +44,7 @@ URI, e.g. ``redis://host:6379``) puts the counters there instead (``RATELIMIT_ST
 **A table's writes a minute** (``TABLE_WRITES_PER_MINUTE``, 600): every event and undo a referee
 sends with the table's secret counts, and past the limit the write is ``429 too_many_writes`` until
 the minute ends. A table grows as fast as people play, never at a machine's speed (its length is
-bounded too: ``EVENTS_PER_TABLE``, in `companion.store`). Not in the database: a write there would
+bounded too: ``EVENTS_PER_TABLE``, in `companion.storage.store`). Not in the database: a write there would
 double a tap's cost. The counts are fixed windows in this process (`LocalWindows`), or in memory
 the production server's workers share (`companion.server.SharedWindows`).
 """
@@ -64,9 +64,10 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 
-from companion import api, store  # api imports this module too: its names are read at call time
-from companion.errors import Refused, error_response, sentences_response
-from companion.models import db
+from companion.storage import store
+from companion.storage.models import db
+from companion.web import api  # api imports this module too: its names are read at call time
+from companion.web.errors import Refused, error_response, sentences_response
 
 EXTENSION = "arbitre.limiter"
 DATABASE_URI = "arbitre-db://"

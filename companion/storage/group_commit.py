@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from flask import Flask, current_app
 from sqlalchemy.exc import DBAPIError
 
-from companion.errors import Refused, unavailable
+from companion.web.errors import Refused, unavailable
 from engine.core import RuleError
 
 EXTENSION = "arbitre.group_commit"
@@ -54,7 +54,7 @@ class Snapshot:
     state: dict
     log_length: int
     in_effect: int
-    warm: bool = False  # kept by this process since its last write here (`companion.warm`), not read
+    warm: bool = False  # kept by this process since its last write here (`companion.storage.warm`), not read
     # Known from this process's last write (a warm snapshot only): the JSON the row's ``state`` holds,
     # and, when that write was an event, what undoing it goes back to: the event's row id, the JSON of
     # the state before it and its client id (`store.undo` then reads nothing and replays nothing).
@@ -205,7 +205,7 @@ def _alone(engine, slot: _Slot) -> None:
 
 def _published(batch: list[_Slot]) -> None:
     """Followers hear of each real write once it is durable (not of a retry answered from the log)."""
-    from companion import bus
+    from companion.live import bus
 
     for slot in batch:
         if slot.error is None and slot.fresh:

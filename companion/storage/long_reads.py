@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 from flask import Flask, Response, current_app, request
 
-from companion import store
-from companion.store import cooperative
+from companion.storage import store
+from companion.storage.store import cooperative
 
 EXTENSION = "arbitre.long_reads"
 CHUNK = 64 * 1024  # bytes of an answer sent (and compressed) at a time

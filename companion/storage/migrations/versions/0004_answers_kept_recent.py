@@ -20,5 +20,5 @@ def upgrade():
 
 
 def downgrade():
-    # Old rows would need their answers rebuilt (companion.store.answer_at) before NOT NULL holds.
+    # Old rows would need their answers rebuilt (companion.storage.store.answer_at) before NOT NULL holds.
     raise NotImplementedError("answers pruned from old rows cannot be put back by a migration")

@@ -2,7 +2,7 @@
 it is answered; and reading it: the log, what a phone lacks of it, the history's pages.
 
 A write appends to (or marks) the log and moves the table's snapshot and version forward in the same
-transaction, the one its process's next group commit makes (`companion.group_commit`). The version
+transaction, the one its process's next group commit makes (`companion.storage.group_commit`). The version
 bump is a conditional UPDATE (``WHERE version = v``), so two writers racing on one table can never
 both win: the loser runs again on the fresh table, on SQLite and PostgreSQL alike. What keeps a long
 table as cheap as a new one: the counters on its row, a checkpoint of the state every
@@ -25,10 +25,11 @@ from flask import current_app, has_request_context, request
 from sqlalchemy import Row, and_, bindparam, delete, false, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from companion import bus, group_commit, models, warm
-from companion.errors import Refused
-from companion.group_commit import Raced, Snapshot
-from companion.models import Event, KeptAnswer, PlayerSecret, Table, db, now
+from companion.live import bus
+from companion.storage import group_commit, models, warm
+from companion.storage.group_commit import Raced, Snapshot
+from companion.storage.models import Event, KeptAnswer, PlayerSecret, Table, db, now
+from companion.web.errors import Refused
 from engine import core
 
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
@@ -600,7 +601,7 @@ def is_client_id(value) -> bool:
 def append_event(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
     """Apply one event and return the answer; a retried id gets its first answer, applied once, and
     the same id with another event is refused (``409 client_id_reused``): an id names one event.
-    ``by``: who records it, the referee or a player (whose right to it `companion.api` checked)."""
+    ``by``: who records it, the referee or a player (whose right to it `companion.web.api` checked)."""
     client_id = _client_id(body, required=True)
     event = {key: value for key, value in body.items() if key not in ("id", "version")}
     most = current_app.config["EVENTS_PER_TABLE"]
@@ -730,7 +731,7 @@ def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
 
 
 def _once(earlier, applied):
-    """The job (`companion.group_commit`) of a write applied once per client id: a retry gets its
+    """The job (`companion.storage.group_commit`) of a write applied once per client id: a retry gets its
     first answer, ``earlier(connection, table)``. That lookup costs a statement, so a batch makes it
     only for a tap the rules or the version refuse; a retry they accept again breaks the log's
     unique client id when written, and its batch runs again job by job, ``careful``: looking first."""
@@ -954,9 +955,9 @@ def _reread(connection, table_id: int) -> Snapshot:
 
 def _write(table_id: int, attempt) -> Answer:
     """Run ``attempt(connection, table) -> (answer, fresh, write)`` in the next group commit
-    (`companion.group_commit`): the answer once it is durable; followers are told of real writes,
+    (`companion.storage.group_commit`): the answer once it is durable; followers are told of real writes,
     not of a retry answered from the log. The table is the one the process kept from its last write
-    there (`companion.warm`: no read), else the row this request found, else the row read now."""
+    there (`companion.storage.warm`: no read), else the row this request found, else the row read now."""
     kept = warm.for_app(current_app)
     first = kept.take(table_id)
     if first is None:

@@ -110,7 +110,7 @@ class Event(db.Model):
 
 class PlayerSecret(db.Model):
     """A player's secret at one table, kept only as its hash: it lets that player's phone record
-    their own moves (`companion.api`). One per player: giving a new one replaces the old."""
+    their own moves (`companion.web.api`). One per player: giving a new one replaces the old."""
 
     __tablename__ = "player_secrets"
     __table_args__ = (

@@ -1,6 +1,6 @@
 """The app's two languages: which one a request gets, and every sentence a page shows in it.
 
-One catalogue per language: the interface's words (``companion/i18n/<lang>/*.json``, one file per
+One catalogue per language: the interface's words (``companion/web/i18n/<lang>/*.json``, one file per
 part of the app, keys prefixed ``ui.``) merged with the engine's sentences (`engine.messages`, the
 codes a state or a refusal names), so pages, scripts and the engine's messages are all worded from
 the same place. Every language has exactly the same keys (`tests/test_i18n.py`).
@@ -37,7 +37,7 @@ pages that show them only: never in the shell's, a game's whole part, nor ``all`
 
 The rules' sentences (``rules.json``) and the calendar file's (``calendar.json``) are never sent: only
 the server uses them.
-The whole catalogue (`catalogue`) stays the server's, and ``/i18n/<lang>.json`` (`companion.offline`).
+The whole catalogue (`catalogue`) stays the server's, and ``/i18n/<lang>.json`` (`companion.pwa.offline`).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, g, request, url_for
 
-from companion.view_codes import view_codes
+from companion.web.view_codes import view_codes
 from engine.core import GAME_MODULES
 from engine.messages import LANGS, fill, form
 from engine.messages import catalogue as engine_catalogue
@@ -142,7 +142,7 @@ def part(lang: str, name: str) -> dict[str, str]:
 
 
 def _version() -> str:
-    from companion.offline import app_version  # the app's version hashes this folder too
+    from companion.pwa.offline import app_version  # the app's version hashes this folder too
 
     return app_version()
 

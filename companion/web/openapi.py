@@ -1,10 +1,10 @@
 """The API's OpenAPI 3.1 description, served at ``GET /api/openapi.json``.
 
-Written by hand here as a plain dict (no generator): every ``/api/`` route of `companion.api` (the
+Written by hand here as a plain dict (no generator): every ``/api/`` route of `companion.web.api` (the
 story's among them: the history in words, the timeline, export and import),
-`companion.live` (the stream) and `companion.calendar` (the rendez-vous file), their request bodies
-(a table per game, an event per type with its fields, undo, checks), the referee's ``Bearer``
-secret, every status each route answers with the one error shape of `companion.errors`, and the
+`companion.live.streams` (the stream) and `companion.web.calendar` (the rendez-vous file), their
+request bodies (a table per game, an event per type with its fields, undo, checks), the referee's ``Bearer``
+secret, every status each route answers with the one error shape of `companion.web.errors`, and the
 success shapes down to the envelope every game's ``state`` shares (and each game's own fields).
 
 ``tests/test_openapi.py`` keeps it honest: it checks the events here against the engine's

@@ -54,7 +54,8 @@ from flask import (
 )
 from flask_compress import Compress
 
-from companion import ROOT, i18n
+from companion import ROOT
+from companion.web import i18n
 from engine.messages import catalogue
 
 bp = Blueprint("offline", __name__)

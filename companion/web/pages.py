@@ -6,8 +6,8 @@ from pathlib import Path
 
 from flask import Blueprint, abort, current_app, redirect, render_template, url_for
 
-from companion import store
-from companion.i18n import t
+from companion.storage import store
+from companion.web.i18n import t
 from engine import core as engine_core
 from engine.core import GAME_MODULES, seats
 

@@ -32,10 +32,10 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, Response
 
-from companion.api import table_or_404
-from companion.errors import Refused
-from companion.i18n import t
-from companion.pages import view_url
+from companion.web.api import table_or_404
+from companion.web.errors import Refused
+from companion.web.i18n import t
+from companion.web.pages import view_url
 from engine.core import RuleError
 from engine.existentiel import rendezvous_moment
 

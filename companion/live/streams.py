@@ -1,7 +1,7 @@
 """Live updates: a server-sent event stream per follower, fanned out per table.
 
 Each server process keeps a hub: one channel per table that has followers in this process. A write
-wakes only its table's channel (through ``companion.bus``, from this process or another); the
+wakes only its table's channel (through ``companion.live.bus``, from this process or another); the
 channel's reader then turns each new version into the bytes of one server-sent event, once: from
 the answer the write gave, serialized once by the writing process and carried by the bus (within
 the process; in a PostgreSQL notification when it fits), else from one read of the table's log.
@@ -38,9 +38,10 @@ from collections import Counter
 from flask import Blueprint, Flask, Response, current_app, request
 from sqlalchemy import and_, select, union_all
 
-from companion import bus, store
-from companion.errors import Refused
-from companion.models import Event, Table, db
+from companion.live import bus
+from companion.storage import store
+from companion.storage.models import Event, Table, db
+from companion.web.errors import Refused
 
 bp = Blueprint("live", __name__)
 
