@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import contextlib
 import re
-import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect, sync_playwright
 
+from tests.support import http
 from tests.support.server import Server, log_tail, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,8 +113,8 @@ def server(tmp_path_factory, pytestconfig):
         except RuntimeError as error:
             pytest.fail(f"the app did not answer: {error}")
         # The production server, gevent workers and all, not a development one.
-        with urllib.request.urlopen(f"{served.base}/", timeout=5) as response:
-            assert response.headers["Server"] == "gunicorn", response.headers["Server"]
+        home = http.request(served.base, "GET", "/", timeout=5)
+        assert home.headers["Server"] == "gunicorn", home.headers["Server"]
         assert "gunicorn + gevent" in served.output(), served.tail()
         yield served.base
         died = served.process.poll()

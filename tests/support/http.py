@@ -145,17 +145,11 @@ def request(
 
 
 def call(
-    server: int | str,
-    method: str,
-    path: str,
-    body: Any = None,
-    secret: str | None = None,
-    *,
-    address: str | None = None,
-    timeout: float = READ_SECONDS,
+    server: int | str, method: str, path: str, body: Any = None, secret: str | None = None, **options: Any
 ) -> tuple[int, Any]:
-    """(status, JSON answer or None) of one request on a connection of its own."""
-    answer = request(server, method, path, body, secret=secret, address=address, timeout=timeout)
+    """(status, JSON answer or None) of one request on a connection of its own (``options``: those
+    of `request`)."""
+    answer = request(server, method, path, body, secret=secret, **options)
     return answer.status, answer.json()
 
 
