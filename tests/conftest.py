@@ -48,13 +48,7 @@ def postgres():
 # --- replays skip nothing of a test's own logs -------------------------------------------------
 
 
-OLDER_RULES = "replays_a_log_of_older_rules"
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", f"{OLDER_RULES}: the test replays events the rules refuse now, kept as no-ops on purpose"
-    )
+OLDER_RULES = "replays_a_log_of_older_rules"  # a marker, registered in pyproject.toml
 
 
 @pytest.fixture(autouse=True)
