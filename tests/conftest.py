@@ -1,4 +1,5 @@
-"""Shared fixtures: the app on SQLite and on a throwaway PostgreSQL server, its client, and tables.
+"""Shared fixtures: the app on SQLite and on a throwaway PostgreSQL server, its client, tables, and
+the real server (``companion serve``) on each.
 
 Every test that asks for ``app`` (or ``client``, ``make_table``) runs twice: once on SQLite in a
 fresh instance folder, once on a real PostgreSQL server that this file starts itself (``initdb`` in a
@@ -16,6 +17,7 @@ import itertools
 import pytest
 
 from tests.support.postgres import PostgresCluster, postgres_bindir
+from tests.support.server import Server, server_env
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -132,6 +134,52 @@ def app(database_url, tmp_path, monkeypatch, request):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+# --- the real server on each backend -----------------------------------------------------------
+
+
+@pytest.fixture
+def served(backend, request, tmp_path):
+    """``companion serve`` on this backend (``tests.support.server``): ``(make, tables)``, where
+    ``make()`` gives a two-worker server not yet started (stopped after the test) and ``tables()``
+    the tables its database has so far."""
+    database_url = None
+    if backend == "sqlite":
+        database = tmp_path / "instance" / "arbitre.db"
+
+        def tables() -> set[str]:
+            import sqlite3
+
+            if not database.exists():
+                return set()
+            connection = sqlite3.connect(database)
+            try:
+                rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                return {row[0] for row in rows}
+            finally:
+                connection.close()
+    else:
+        cluster = request.getfixturevalue("postgres")
+        name = cluster.create_database("serve")
+        database_url = cluster.url(name)
+
+        def tables() -> set[str]:
+            with cluster.connect(name) as connection:
+                query = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                return {row[0] for row in connection.execute(query).fetchall()}
+
+    env = server_env(tmp_path / "instance", database_url)
+    servers: list[Server] = []
+
+    def make() -> Server:
+        server = Server(env, tmp_path / "serve.log", workers=2)
+        servers.append(server)
+        return server
+
+    yield make, tables
+    for server in servers:
+        server.stop()
 
 
 # --- tables through the API ---------------------------------------------------------------------

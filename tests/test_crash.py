@@ -11,9 +11,6 @@ Nothing here asserts on timing: waits only bound how long a broken server can ha
 from __future__ import annotations
 
 from bench import crash
-from tests import test_store
-
-served = test_store.served  # the fixture: `companion serve`'s environment on each backend
 
 
 def test_acknowledged_taps_survive_killing_the_whole_server(served):

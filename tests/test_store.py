@@ -21,7 +21,6 @@ from companion.storage import store
 from companion.storage.models import Event, Table, db
 from companion.web.errors import Refused
 from engine import core
-from tests.support.server import Server, server_env
 from tests.support.sse import Stream
 
 PLAYERS = [f"Joueur {i}" for i in range(1, 21)]  # 20 players, 9 lives: many touches before anyone dies
@@ -364,47 +363,6 @@ def test_the_log_says_which_client_ids_the_table_applied(make_table):
 
 
 # --- the real server -----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def served(backend, request, tmp_path):
-    """The environment for ``companion serve`` on this backend, and how to see its database exists."""
-    database_url = None
-    if backend == "sqlite":
-        database = tmp_path / "instance" / "arbitre.db"
-
-        def tables() -> set[str]:
-            import sqlite3
-
-            if not database.exists():
-                return set()
-            connection = sqlite3.connect(database)
-            try:
-                rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-                return {row[0] for row in rows}
-            finally:
-                connection.close()
-    else:
-        cluster = request.getfixturevalue("postgres")
-        name = cluster.create_database("serve")
-        database_url = cluster.url(name)
-
-        def tables() -> set[str]:
-            with cluster.connect(name) as connection:
-                query = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-                return {row[0] for row in connection.execute(query).fetchall()}
-
-    env = server_env(tmp_path / "instance", database_url)
-    servers: list[Server] = []
-
-    def make() -> Server:
-        server = Server(env, tmp_path / "serve.log", workers=2)
-        servers.append(server)
-        return server
-
-    yield make, tables
-    for server in servers:
-        server.stop()
 
 
 def test_acknowledged_events_survive_a_killed_server(served):
