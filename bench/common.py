@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
 
 
 # The limits a table's players never meet, raised: a benchmark writes at a machine's speed on purpose
-# (companion/storage/long_reads.py says why a server bounds a table's length and its writes a minute).
+# (companion/web/long_reads.py says why a server bounds a table's length and its writes a minute).
 MACHINE_SPEED = {"ARBITRE_TABLE_WRITES_PER_MINUTE": "1000000000", "ARBITRE_EVENTS_PER_TABLE": "1000000000"}
 
 

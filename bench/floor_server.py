@@ -10,7 +10,7 @@ body as a tap does (`companion.web.api.body`) and answers a small object with ``
 database. What a tap costs beyond it is the table's lookup, the secret, the engine and the durable
 write. The durable floor is the floor plus the least durable write the app's own path can make on
 the same database: the body's JSON inserted as one row and committed, through the driver's own
-connection from the app's pool (on SQLite, the app's `companion.server.CooperativeSQLite`: its write
+connection from the app's pool (on SQLite, the app's `companion.storage.sqlite.CooperativeSQLite`: its write
 turn, and its commit's fsync in a pool thread), with no engine and no SQLAlchemy statement. The bare
 durable floor (SQLite only) makes the same row on a plain ``sqlite3`` connection of the worker's own
 and commits it in the worker's own thread, stopping its event loop for the fsync: what the disk
@@ -274,8 +274,8 @@ def install_timers(app) -> None:
     from flask import jsonify, request
     from sqlalchemy.engine import default
 
-    from companion import server
-    from companion.storage import group_commit, store
+    from companion.live import bus
+    from companion.storage import sqlite, store
     from companion.web import api
 
     seconds: dict[str, list[float]] = collections.defaultdict(list)
@@ -311,14 +311,15 @@ def install_timers(app) -> None:
     timed(app, "full_dispatch_request", "request", label=kind)
     timed(app, "preprocess_request", "  hooks before (limits), every request")
     timed(api, "body", "  the body read, every request")
-    timed(store, "_write", "  the write (group commit)")
-    timed(group_commit, "_prepare", "    the rules, the view, the answer's JSON")
-    timed(store, "_state_before_last", "      an undo: the log's end read, replayed")
-    timed(group_commit, "_written", "    the write's statements")
-    timed(server.CooperativeSQLite, "commit", "commit", label=commit)
+    timed(store, "append_event", "  the write (group commit): an event")
+    timed(store, "undo", "  the write (group commit): an undo")
+    for job in (store.AppendEvent, store.Undo):
+        timed(job, "apply", "    the rules, the view, the answer's JSON")
+        timed(job, "write", "    the write's statements")
+    timed(sqlite.CooperativeSQLite, "commit", "commit", label=commit)
     timed(default.DefaultDialect, "do_commit", "    the commit (the driver's)")
     timed(default.DefaultDialect, "do_execute", "    one statement (the driver's)")
-    timed(group_commit, "_published", "    followers told")
+    timed(bus, "publish", "  followers told")
     timed(app, "process_response", "  hooks after (headers), every request")
 
     def report():

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import fresh_app  # noqa: E402
 
-from companion.live import bus  # noqa: E402
+from companion.storage import store  # noqa: E402
 
 TABLES = {
     "morto": ([f"Joueur·euse {i}" for i in range(12)], {"lives": 9}),
@@ -52,8 +52,8 @@ def sizes(game: str, events: int) -> tuple[int, int, int]:
             assert response.status_code == 201, response.get_json()
             answer = response.get_json()
         page = client.get(f"/api/tables/{code}/history?limit=50").data
-    frame = len(bus.serialized(answer))
-    bare = len(bus.serialized({"version": answer["version"], "state": answer["state"]}))
+    frame = len(store.serialized(answer))
+    bare = len(store.serialized({"version": answer["version"], "state": answer["state"]}))
     return frame, frame - bare, len(page)
 
 

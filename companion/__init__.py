@@ -36,7 +36,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         BODY_SECONDS=10.0,
         # A table's log: at most this many events (422 log_full), and this many writes a minute
         # (429 too_many_writes): a whole-log read stays bounded, and a table cannot be grown at
-        # the machine's speed (companion/storage/long_reads.py).
+        # the machine's speed (companion/web/long_reads.py).
         EVENTS_PER_TABLE=10_000,
         TABLE_WRITES_PER_MINUTE=600,
         # The address phones reach the app by (``https://arbitre.example.org``), for the QR code:
@@ -73,8 +73,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "storage" / "migrations"))
 
-    from companion.live import streams
+    from companion.live import bus, streams
     from companion.pwa import offline
+    from companion.storage import warm
     from companion.web import api, calendar, errors, headers, i18n, limits, openapi, pages, rules, story
 
     app.register_blueprint(api.bp)
@@ -90,6 +91,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     headers.register(app)
     offline.install(app)  # Flask-Compress on text answers; versioned static URLs in templates
     limits.install(app)
+    # A table a process keeps for its next write is dropped when another process writes to it.
+    bus.for_app(app).subscribe(warm.for_app(app))
     return app
 
 

@@ -1,4 +1,5 @@
-"""The `companion` command: `serve` the app on the local network, and `db upgrade` its database."""
+"""The `companion` command: `serve` the app on the local network, `build-assets` (the phone's standard
+library, ahead of serving), and `db upgrade` its database."""
 
 from __future__ import annotations
 
@@ -102,6 +103,29 @@ def serve(
     if connections_per_address is not None:
         arguments += ["--connections-per-address", str(connections_per_address)]
     os.execv(sys.executable, [sys.executable, "-c", SERVER, *arguments])
+
+
+@main.command("build-assets")
+def build_assets() -> None:
+    """Build what the phones download that is made, not written: the engine's standard library as
+    Pyodide bytecode (through Node) and the Pyodide runtime gzipped. Kept until what decides them
+    changes; a server without them serves Pyodide's own library."""
+    from companion.pwa import offline, stdlib
+
+    if stdlib.node() is None:
+        raise click.ClickException(
+            "Node and node_modules/pyodide are needed (npm ci) / il faut Node et Pyodide"
+        )
+    app = create_app()
+    with app.test_request_context():
+        try:
+            written = offline.build_assets()
+        except (OSError, subprocess.SubprocessError) as error:
+            detail = (getattr(error, "stderr", b"") or b"").decode(errors="replace")[-2000:]
+            raise click.ClickException(f"{error} {detail}") from None
+    for path in written:
+        click.echo(f"built {path}")
+    click.echo("assets ok")
 
 
 @main.group()

@@ -12,8 +12,9 @@ gevent event loop in which a follower costs a greenlet and a socket, not a threa
 - Each worker starts the live bus of its app (LISTEN/NOTIFY on PostgreSQL, datagrams on SQLite)
   and ends its streams when it is told to stop, so a restart takes a second, not the streams' life.
 - Open streams and connections per address, and each table's writes this minute, are counted
-  across workers in memory the arbiter maps before forking (`SharedRows`): one row of counters per
-  worker, written only by that worker, read by all; a dead worker's row is cleared by the arbiter.
+  across workers in memory the arbiter maps before forking (`companion.live.counters`): one row of
+  counters per worker, written only by that worker, read by all; a dead worker's row is cleared by
+  the arbiter.
 - The worker (`Worker`) holds against strangers: connections per address capped, a request's body
   and head read within deadlines, and what gunicorn cannot parse refused in the app's own shape.
 - The soft limit on open files is raised to the hard one: each stream is a socket.
@@ -23,18 +24,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import functools
 import json
-import mmap
 import os
 import resource
 import socket
-import sqlite3
-import struct
 import threading
 import time
-import zlib
 from http import HTTPStatus
 
 import gevent
@@ -43,6 +39,9 @@ from gunicorn.http import errors as http_errors
 from gunicorn.util import write_nonblock
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.exceptions import BadRequest, RequestTimeout
+
+from companion.live.counters import SharedCounts, SharedRows, SharedWindows
+from companion.storage.sqlite import cooperative_sqlite
 
 # Database connections a worker keeps (and as many more at a peak): a worker's taps read their table
 # at once, dozens in flight under gevent; fewer kept would open and drop a connection (a process, on
@@ -73,191 +72,6 @@ def raise_open_files() -> int:
         except (ValueError, OSError):
             pass
     return soft
-
-
-class SharedRows:
-    """Counters in memory the arbiter maps before forking, shared by every worker: one row of
-    ``SLOTS`` counters per worker, written only by that worker (no lock), read by all; a dead
-    worker's row is cleared by the arbiter. Keys are hashed to a slot: two keys sharing one share
-    its count, which with 65,536 slots is rare and costs only a stricter limit for those two."""
-
-    SLOTS = 65536
-    CELLS = 1  # numbers per slot
-    TYPE = "H"  # their type (array module codes)
-
-    def __init__(self, rows: int):
-        self.rows = rows
-        self.width = self.SLOTS * self.CELLS
-        self.row_bytes = self.width * struct.calcsize(self.TYPE)
-        self.memory = mmap.mmap(-1, rows * self.row_bytes)  # anonymous and shared with forked children
-        self.table = memoryview(self.memory).cast(self.TYPE)
-        self.row: int | None = None  # this worker's row, once forked
-
-    def clear(self, row: int) -> None:
-        self.memory[row * self.row_bytes : (row + 1) * self.row_bytes] = bytes(self.row_bytes)
-
-    def _slot(self, key: str) -> int:
-        return zlib.crc32(key.encode()) % self.SLOTS
-
-
-class SharedCounts(SharedRows):
-    """Things open per address (streams, connections), summed over the workers."""
-
-    def admit(self, address: str, cap: int) -> bool:
-        slot = self._slot(address)
-        if sum(self.table[row * self.SLOTS + slot] for row in range(self.rows)) >= cap:
-            return False
-        index = self.row * self.SLOTS + slot
-        self.table[index] = min(self.table[index] + 1, 0xFFFF)
-        return True
-
-    def release(self, address: str) -> None:
-        index = self.row * self.SLOTS + self._slot(address)
-        if self.table[index]:
-            self.table[index] -= 1
-
-
-class SharedWindows(SharedRows):
-    """Hits per key in the current window of time (a table's writes in this minute), summed over
-    the workers: each slot holds the window's number and this worker's hits in it."""
-
-    CELLS = 2
-    TYPE = "I"
-
-    def hit(self, key: str, cap: int, seconds: float) -> float:
-        """One more hit on ``key`` if the window holds fewer than ``cap``: 0; else the seconds left
-        until the next window, and nothing counted."""
-        now = time.time()
-        window = int(now // seconds) & 0xFFFFFFFF
-        slot = self._slot(key)
-        cells = [(row * self.SLOTS + slot) * 2 for row in range(self.rows)]
-        if sum(self.table[i + 1] for i in cells if self.table[i] == window) >= cap:
-            return seconds - now % seconds
-        own = cells[self.row]
-        if self.table[own] != window:
-            self.table[own], self.table[own + 1] = window, 0
-        self.table[own + 1] = min(self.table[own + 1] + 1, 0xFFFFFFFF)
-        return 0.0
-
-
-class CooperativeSQLite(sqlite3.Connection):
-    """A SQLite connection whose writes and commits run in gevent's thread pool.
-
-    A commit with ``synchronous=FULL`` waits for an fsync (milliseconds), and a write may wait for
-    another process's write lock; in the worker's own thread either would freeze its event loop,
-    every follower and every other tap with it. So the commit runs in a pool thread (sqlite3
-    releases the GIL while it waits, and the loop runs on meanwhile), and so does the wait for the
-    write lock. Reads stay where they are: they are served from the page cache and never wait for
-    a lock in WAL mode.
-
-    The write lock: one write transaction at a time per process (SQLite allows one at a time
-    anyway), a greenlet waiting for its turn without a thread; between processes, a lock on a file
-    beside the database (``flock``), taken before SQLite's own, whose waiter is woken the moment
-    the other process commits (SQLite's busy handler would poll, sleeping 1 to 100 ms between
-    tries). Once it is held no other server process can be writing, so the writes themselves
-    (pages changed in memory and appended to the WAL, no fsync) run at once, in the loop.
-    """
-
-    # companion.storage.models applies its pragmas (WAL, synchronous, busy_timeout) to connections of
-    # sqlite3's own module: this one is sqlite3's connection too, its writes merely wait in a thread.
-    __module__ = "sqlite3.cooperative"
-    _turn = None  # this process's write turn, made after gevent's patch
-
-    _locks: dict = {}  # (process, database) -> the descriptor of its write lock, opened once
-
-    def __init__(self, database, *args, **kwargs):
-        super().__init__(database, *args, **kwargs)
-        self.writing = False
-        key = (os.getpid(), os.fspath(database))
-        if key not in CooperativeSQLite._locks:
-            CooperativeSQLite._locks[key] = os.open(f"{key[1]}.write-lock", os.O_RDWR | os.O_CREAT, 0o600)
-        self.lock = CooperativeSQLite._locks[key]
-
-    def cursor(self, factory=None):
-        return super().cursor(factory or CooperativeCursor)
-
-    def begin_write(self) -> None:
-        if not self.writing:
-            if CooperativeSQLite._turn is None:
-                import gevent.lock
-
-                CooperativeSQLite._turn = gevent.lock.Semaphore()
-            CooperativeSQLite._turn.acquire()
-            try:
-                try:
-                    fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:  # another process is writing: wait for it in a thread
-                    _in_thread(fcntl.flock, self.lock, fcntl.LOCK_EX)
-            except BaseException:
-                CooperativeSQLite._turn.release()
-                raise
-            self.writing = True
-
-    def end_write(self) -> None:
-        if self.writing:
-            self.writing = False
-            try:
-                fcntl.flock(self.lock, fcntl.LOCK_UN)
-            finally:
-                CooperativeSQLite._turn.release()
-
-    def commit(self) -> None:
-        try:
-            _in_thread(super().commit)
-        finally:
-            self.end_write()
-
-    def rollback(self) -> None:
-        try:
-            super().rollback()
-        finally:
-            self.end_write()
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self.end_write()
-
-
-class CooperativeCursor(sqlite3.Cursor):
-    def execute(self, sql, parameters=()):
-        if sql.lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE"):
-            self.connection.begin_write()
-        return super().execute(sql, parameters)
-
-
-def _in_thread(function, *args):
-    """``function(*args)`` in gevent's thread pool, its error raised here. The pool would report an
-    error itself, a traceback on stderr for every failed commit, and hand nothing back if stderr
-    could not be written (a full disk): the write would wait for ever, holding the write turn."""
-
-    def run():
-        try:
-            return function(*args), None
-        except Exception as error:  # noqa: BLE001 - raised again in the caller's greenlet
-            return None, error
-
-    result, error = gevent.get_hub().threadpool.apply(run)
-    if error is not None:
-        raise error
-    return result
-
-
-def cooperative_sqlite(app) -> None:
-    """Open the app's SQLite connections as :class:`CooperativeSQLite` (psycopg is cooperative already)."""
-    from sqlalchemy import event
-
-    from companion.storage.models import db
-
-    with app.app_context():
-        engine = db.engine
-    if engine.dialect.name != "sqlite":
-        return
-
-    @event.listens_for(engine, "do_connect")
-    def _connect(dialect, record, cargs, cparams) -> None:
-        cparams.update(factory=CooperativeSQLite, check_same_thread=False)
 
 
 class Peer:

@@ -6,14 +6,17 @@ starting from `setup(players, options)`. Every game is a module that provides, u
 - ``ID``: the game's id (``"morto"``...), and ``MESSAGES``: ``{code: (french, english)}`` for the
   errors, notes and answers it names (the sentences themselves live only there),
 - ``setup(players, options) -> state``: players as the API receives them (names or objects),
-- ``PLAYER_FIELDS``: the fields a player given as an object may carry (``("name",)``, or more where
-  the game reads more); any other is refused (``unknown_field``) by `setup`, once for every game,
+- ``OPTIONS``: a new table's options, each a spec (`engine.specs`: name, type, range, default),
+  read by the game's ``setup`` through `engine.specs.read_options`,
+- ``PLAYER_FIELDS``: the fields a player given as an object may carry (``name``, or more where
+  the game reads more), each a spec; any other is refused (``unknown_field``) by `setup`, once for
+  every game,
 - ``EVENTS``: ``{event_type: handler(state, event)}``. A handler reads the event's fields, calls the
   game's ``check_*`` functions (one per rule, raising `IllegalEvent`) and only then mutates the
   state in place, so a refused event changes nothing,
-- ``FIELDS``: ``{event_type: (field, ...)}``, every field an event of that type may carry besides
-  ``type`` (and ``id`` and ``version``, which the web layer reads). Any other field is refused
-  (``unknown_field``) by `apply_in_place`, once for every game,
+- ``FIELDS``: ``{event_type: {field: spec}}``, every field an event of that type may carry besides
+  ``type`` (and ``id`` and ``version``, which the web layer reads), each a spec (`engine.specs`).
+  Any other field is refused (``unknown_field``) by `apply_in_place`, once for every game,
 - ``TEXTS``: ``{event_type: (field, ...)}``, the fields holding text the table supplies (a name, a
   title, a place: every other field is a number, an id or a card, read against what the game
   knows), held by `apply_in_place` to `check_text`, once for every game,
@@ -550,26 +553,6 @@ def integer(event: dict, key: str, low: int, high: int, code: str = "bad_number"
     value = event.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidEvent(code, field=key, value=short(value), min=low, max=high)
-    return value
-
-
-def known_options(options: dict, known: tuple[str, ...]) -> None:
-    """Refuse an option the game does not have (``bad_option``) rather than silently ignore it."""
-    for key, value in options.items():
-        if key not in known:
-            raise InvalidEvent("bad_option", field=short(key), value=short(value), choices=list(known))
-
-
-def option_int(options: dict, key: str, default: int, low: int, high: int) -> int:
-    if key not in options:
-        return default
-    return integer(options, key, low, high, code="bad_option")
-
-
-def option_choice(options: dict, key: str, choices: tuple) -> Any:
-    value = options.get(key, choices[0])
-    if value not in choices:
-        raise InvalidEvent("bad_option", field=key, value=short(value), choices=list(choices))
     return value
 
 

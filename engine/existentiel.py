@@ -54,11 +54,11 @@ from engine.core import (
     find_player,
     integer,
     isolate,
-    known_options,
     player_id,
     player_names,
     short,
 )
+from engine.specs import Field, Option, read_options, specs
 
 ID = "existentiel"
 
@@ -74,7 +74,7 @@ PLACE_MAX = 120
 MAX_PLAYERS = 30
 MIN_PLAYERS = 1  # "seul ou à plusieurs"
 USUAL_PLAYERS = 6  # "le nombre idéal ne dépasse pas six ou sept": a new-table form starts with six rows
-OPTIONS = ("titles",)
+MONTHS = 12  # a player's birth month: 1 to 12
 MAITRE = "maitre"
 RENDEZVOUS_FORMAT = "%Y-%m-%dT%H:%M"
 # A rendez-vous is a real meeting of the players: nobody sets one before this app existed or after
@@ -335,7 +335,7 @@ MESSAGES = {
 
 def _birth_month(entry, name: str) -> int:
     value = entry.get("birth_month") if isinstance(entry, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 12:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MONTHS:
         raise InvalidEvent("existentiel.bad_birth_month", name=name, value=short(value))
     return value
 
@@ -370,8 +370,7 @@ def default_title(n: int) -> str:
     return f"Aventure {n}"
 
 
-def _titles(options: dict) -> list[str]:
-    raw = options.get("titles")
+def _titles(raw) -> list[str]:
     if raw is None:
         return [default_title(n) for n in range(1, ADVENTURES + 1)]
     if not isinstance(raw, list) or len(raw) != ADVENTURES:
@@ -380,7 +379,22 @@ def _titles(options: dict) -> list[str]:
     return [_title(title, n) for n, title in enumerate(raw, start=1)]
 
 
-PLAYER_FIELDS = ("name", "birth_month")  # a player's entry: any other field is refused (``unknown_field``)
+# A player's entry: any other field is refused (``unknown_field``).
+PLAYER_FIELDS = specs(
+    Field("name", "name", doc="the player's name"),
+    Field("birth_month", "int", 1, MONTHS, doc="the player's birth month: their first roll adds to it"),
+)
+TITLE = Field("title", "text", 1, TITLE_MAX, doc="an adventure's title")
+OPTIONS = specs(
+    Option(
+        "titles",
+        "list",
+        ADVENTURES,
+        ADVENTURES,
+        items=TITLE,
+        doc="the adventures' titles, in order (else “Aventure 1” … “Aventure 29”)",
+    ),
+)
 
 
 def setup(players: list, options: dict) -> dict:
@@ -390,9 +404,9 @@ def setup(players: list, options: dict) -> dict:
     months = [_birth_month(entry, name) for entry, name in zip(players, names, strict=True)]
     if not isinstance(options, dict):
         raise InvalidEvent("bad_options")
-    known_options(options, OPTIONS)
+    chosen = read_options(OPTIONS, options, len(names))
     return {
-        "titles": _titles(options),
+        "titles": _titles(chosen["titles"]),
         "rendezvous": None,
         "phase": ASSIGNING,
         "cycle": 1,
@@ -634,13 +648,27 @@ EVENTS = {
 }
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
 FIELDS = {
-    "add_player": ("name", "birth_month"),
-    "roll": ("player", "die"),
-    "accept": ("player",),
-    "refuse": ("player",),
-    "schedule": ("at", "place"),
-    "validate": ("player", "success"),
-    "set_title": ("adventure", "title"),
+    "add_player": PLAYER_FIELDS,
+    "roll": specs(
+        Field("player", "player", doc="who rolls"),
+        Field("die", "int", DIE_FACES[0], DIE_FACES[-1], doc="the die's face"),
+    ),
+    "accept": specs(Field("player", "player", doc="who accepts the adventure offered")),
+    "refuse": specs(Field("player", "player", doc="who refuses it: a joker, or out without one")),
+    "schedule": specs(
+        Field(
+            "at",
+            "rendezvous",
+            *RENDEZVOUS_YEARS,
+            doc="the next rendez-vous, local wall-clock time `YYYY-MM-DDTHH:MM` (`:SS` dropped)",
+        ),
+        Field("place", "text", high=PLACE_MAX, required=False, nullable=True, doc="where"),
+    ),
+    "validate": specs(
+        Field("player", "player", doc="whose adventure is told"),
+        Field("success", "bool", doc="whether they lived it"),
+    ),
+    "set_title": specs(Field("adventure", "int", 1, ADVENTURES, doc="the adventure's number"), TITLE),
 }
 
 # The moves a player records themselves (RULES.md §0): their own roll and their own accept or

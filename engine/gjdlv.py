@@ -31,9 +31,6 @@ from engine.core import (
     allowed,
     find_player,
     isolate,
-    known_options,
-    option_choice,
-    option_int,
     player_id,
     player_names,
     short,
@@ -64,14 +61,28 @@ from engine.gjdlv_cards import (
     rules_of,
     value_of,
 )
+from engine.specs import Field, Option, option_value, read_options, specs
 
 ID = "gjdlv"
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 USUAL_PLAYERS = 4  # the rules are written for 3 or 4: a new-table form starts with four rows
-OPTIONS = ("rules", "rounds", "first_player", "mode")
 SHEET, TRACKER = "sheet", "tracker"
 MODES = (SHEET, TRACKER)  # the score sheet filled by hand, or each round played through
+OPTIONS = specs(
+    Option("rules", "choice", default=RULES_CHOICES[0], choices=RULES_CHOICES, doc="which cards are in play"),
+    Option(
+        "rounds",
+        "choice",
+        default=ROUNDS_CHOICES[0],
+        choices=ROUNDS_CHOICES,
+        doc="the game's length: 9 rounds (à terme) or 5 (prématurée)",
+    ),
+    Option("first_player", "seat", default=0, doc="the seat of the first round's first player"),
+    Option(
+        "mode", "choice", default=MODES[0], choices=MODES, doc="the score sheet, or each round played through"
+    ),
+)
 WRITTEN_FOR = (3, 4)
 AGAINST_CHOICES = ("abortion", "surrogacy", "fecundation")
 
@@ -374,19 +385,14 @@ def _newborn_possible(state: dict) -> bool:
 # --- setup ---------------------------------------------------------------------------------------------
 
 
-PLAYER_FIELDS = ("name",)  # a player given as an object: any other field is refused (``unknown_field``)
+# A player given as an object: any other field is refused (``unknown_field``).
+PLAYER_FIELDS = specs(Field("name", "name", doc="the player's name"))
 
 
 def setup(players, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
-    known_options(options, OPTIONS)
-    rules = option_choice(options, "rules", RULES_CHOICES)
-    rounds = options.get("rounds", ROUNDS_CHOICES[0])
-    # 9.0 == 9 and True == 1 in Python: only a real int is a number of rounds.
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds not in ROUNDS_CHOICES:
-        raise InvalidEvent("bad_option", field="rounds", value=short(rounds), choices=list(ROUNDS_CHOICES))
-    first = option_int(options, "first_player", 0, 0, len(names) - 1)
-    mode = option_choice(options, "mode", MODES)
+    chosen = read_options(OPTIONS, options, len(names))
+    rules, rounds, first, mode = (chosen[name] for name in ("rules", "rounds", "first_player", "mode"))
     state = {
         "rules": rules,
         "rounds": rounds,
@@ -411,7 +417,7 @@ def rematch(players: list, options: dict, state: dict) -> tuple[list, dict]:
     way of refereeing, and the first player one seat on from this game's, as each round's first
     player is the one after the previous round's."""
     names = [p["name"] for p in state["players"]]
-    first = option_int(options, "first_player", 0, 0, len(names) - 1)
+    first = option_value(OPTIONS["first_player"], options, len(names))
     return names, {**options, "first_player": (first + 1) % len(names)}
 
 
@@ -523,10 +529,17 @@ EVENTS = {
 }
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
 FIELDS = {
-    "newborn": ("player", "gf", "gm"),
-    "abortion": ("player",),
-    "steal_newborn": ("player", "from"),
-    "close_round": (),
+    "newborn": specs(
+        Field("player", "player", doc="whose newborn"),
+        Field("gf", "card", doc="its GF (red)"),
+        Field("gm", "card", doc="its GM (black)"),
+    ),
+    "abortion": specs(Field("player", "player", doc="who aborted")),
+    "steal_newborn": specs(
+        Field("player", "player", doc="the Queen newborn's owner, who takes"),
+        Field("from", "player", doc="the opponent whose newborn is taken"),
+    ),
+    "close_round": specs(),
     **gjdlv_play.FIELDS,
 }
 

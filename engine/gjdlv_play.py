@@ -72,6 +72,7 @@ from engine.gjdlv_cards import (
     read_gf,
     read_gm,
 )
+from engine.specs import PLAYERS, Field, specs
 
 PHASES = ("deal", "birth", "ovulation", "action", "ejaculation", "ended")
 ROYAL_EFFECTS = (
@@ -971,19 +972,67 @@ PLAYER_MOVES = {
     "remove_embryo": "player",
     "contest_answer": "player",
 }
+ACTING = Field("player", "player", doc="the player who acts")
 FIELDS = {
-    "deal": ("mouchoir",),
-    "birth": ("player", "held"),
-    "ovulate": ("player", "gf"),
-    "fecundate": ("player", "gm"),
-    "surrogate": ("player", "from", "gm"),
-    "hold": ("player",),
-    "pass": ("player",),
-    "ejaculate": ("gms",),
-    "contest_answer": ("player", "gm"),
-    "abort": ("player", "gm"),
-    "cancel": ("player", "card"),
-    "remove_embryo": ("player", "from"),
+    "deal": specs(
+        Field(
+            "mouchoir",
+            "list",
+            high=len(deck(ABONDANTES)["gm"]),
+            items=Field("gm", "card"),
+            doc="the GM left face up (exactly `play.deal.mouchoir` of them)",
+        )
+    ),
+    "birth": specs(
+        ACTING,
+        Field(
+            "held",
+            "card",
+            required=False,
+            nullable=True,
+            doc="the GM held back, revealed on its way to the Mouchoir (only when one is held)",
+        ),
+    ),
+    "ovulate": specs(ACTING, Field("gf", "card", doc="the revealed GF")),
+    "fecundate": specs(ACTING, Field("gm", "card", doc="the GM played on the GF")),
+    "surrogate": specs(
+        ACTING,
+        Field("from", "player", doc="the player whose embryo is taken"),
+        Field("gm", "card", doc="the GM played"),
+    ),
+    "hold": specs(ACTING),
+    "pass": specs(ACTING),
+    "ejaculate": specs(
+        Field(
+            "gms",
+            "map",
+            high=PLAYERS,
+            items=Field("gm", "card"),
+            doc="the GM each player holding back ejaculates (`{}`: nobody)",
+        )
+    ),
+    "contest_answer": specs(
+        Field("player", "player", doc="a player holding back"),
+        Field(
+            "gm",
+            "card",
+            required=False,
+            nullable=True,
+            doc="the GM they ejaculate (left out or null: they keep holding back)",
+        ),
+    ),
+    "abort": specs(
+        ACTING,
+        Field("gm", "card", doc="the other black card of the fecundating GM's rank, or a Jack"),
+    ),
+    "cancel": specs(
+        ACTING,
+        Field("card", "card", doc="a King against an abortion, a Queen against a surrogacy"),
+    ),
+    "remove_embryo": specs(
+        ACTING,
+        Field("from", "player", doc="the player whose embryo a Jack newborn removes"),
+    ),
 }
 
 

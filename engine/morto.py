@@ -23,21 +23,25 @@ from engine.core import (
     allowed,
     find_player,
     isolate,
-    known_options,
-    option_int,
     player_id,
     player_names,
     short,
 )
+from engine.specs import Field, Option, option_value, read_options, specs
 
 ID = "morto"
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 20
 USUAL_PLAYERS = 6  # the text's "de 6 à 12 environ": a new-table form starts with six rows
-OPTIONS = ("lives", "dealer")
 RANKS = {1: "Asso", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "Fante", 9: "Cavallo", 10: "Re"}
 CAVALLO, RE = 9, 10
 COPIES_PER_RANK = 4
+
+OPTIONS = specs(
+    # The referee's choice, 3 usually (RULES.md §3).
+    Option("lives", "int", 1, 9, default=3, doc="each player's lives at the start"),
+    Option("dealer", "seat", default=0, doc="the seat of the first round's dealer"),
+)
 
 MESSAGES = {
     "morto.summary": (
@@ -189,14 +193,14 @@ MESSAGES = {
 # --- setup ---------------------------------------------------------------------------------------
 
 
-PLAYER_FIELDS = ("name",)  # a player given as an object: any other field is refused (``unknown_field``)
+# A player given as an object: any other field is refused (``unknown_field``).
+PLAYER_FIELDS = specs(Field("name", "name", doc="the player's name"))
 
 
 def setup(players: list, options: dict) -> dict:
     names = player_names(players, MIN_PLAYERS, MAX_PLAYERS)
-    known_options(options, OPTIONS)
-    lives = option_int(options, "lives", 3, 1, 9)
-    dealer = option_int(options, "dealer", 0, 0, len(names) - 1)
+    chosen = read_options(OPTIONS, options, len(names))
+    lives, dealer = chosen["lives"], chosen["dealer"]
     return {
         "lives": lives,
         "round": 1,
@@ -213,7 +217,7 @@ def rematch(players: list, options: dict, state: dict) -> tuple[list, dict]:
     first deal one seat on from this game's, as the deal passes from round to round: over an
     evening of rematches each seat deals first in turn."""
     names = [p["name"] for p in state["players"]]
-    first = option_int(options, "dealer", 0, 0, len(names) - 1)
+    first = option_value(OPTIONS["dealer"], options, len(names))
     return names, {**options, "dealer": (first + 1) % len(names)}
 
 
@@ -425,7 +429,34 @@ def reveal(state: dict, event: dict) -> None:
 
 EVENTS = {"touched_early": touched_early, "spoke_to_dead": spoke_to_dead, "reveal": reveal}
 # Every field each event may carry (besides ``type``): any other is refused (``unknown_field``).
-FIELDS = {"touched_early": ("player",), "spoke_to_dead": ("living", "dead"), "reveal": ("cards", "lowest")}
+# A reveal carries one of ``cards`` and ``lowest`` (``morto.cards_or_lowest``).
+FIELDS = {
+    "touched_early": specs(Field("player", "player", doc="who touched their card before the dealer knocked")),
+    "spoke_to_dead": specs(
+        Field("living", "player", doc="the living player who spoke, and loses a life"),
+        Field("dead", "player", doc="the dead player spoken to, who gains it"),
+    ),
+    "reveal": specs(
+        Field(
+            "cards",
+            "map",
+            high=MAX_PLAYERS,
+            items=Field("rank", "int", min(RANKS), max(RANKS)),
+            required=False,
+            doc="each dealt player's rank: 1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re",
+        ),
+        Field(
+            "lowest",
+            "list",
+            1,
+            COPIES_PER_RANK,
+            items=Field("player", "player"),
+            unique=True,
+            required=False,
+            doc="the quick reveal: who holds the lowest card, players of `play_order`",
+        ),
+    ),
+}
 
 # Il Morto's outcomes (a touch, a word to the dead, the reveal) are called by the table, not
 # confessed (RULES.md §0): the referee records every one, and a player's phone only shows the table.

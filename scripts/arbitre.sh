@@ -56,6 +56,9 @@ lint() {
   echo "deptry . (serving code)" >&2
   .venv/bin/deptry . --optional-dependencies-dev-groups dev,test,bench \
     --extend-exclude '^(tests|e2e|bench|scripts)/' || failed=1
+  # companion's rooms and the directions between them, and no import circle ([tool.importlinter]).
+  echo "lint-imports" >&2
+  .venv/bin/lint-imports --no-cache || failed=1
   echo "uv lock --check" >&2
   .venv/bin/uv lock --check || failed=1
   echo "eslint" >&2
@@ -71,6 +74,7 @@ case "${1:-}" in
     apt_install "${need_apt[@]}"
     node_env
     python_env postgres
+    .venv/bin/companion build-assets
     shift
     exec .venv/bin/companion serve "$@"
     ;;
@@ -85,6 +89,7 @@ case "${1:-}" in
     python_env dev test
     shift
     lint
+    .venv/bin/companion build-assets
     if [ "$#" -eq 0 ]; then
       # The whole suite: the engine's branch coverage is reported, and under 100% fails the run
       # ([tool.coverage] in pyproject.toml). A subset given as arguments is not judged on it.

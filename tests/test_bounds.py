@@ -18,6 +18,7 @@ from sqlalchemy import select
 
 from engine import core, existentiel, gjdlv, morto
 from engine.messages import forms, text
+from engine.specs import Field
 from tests.conftest import MORTO_NAMES, bearer
 
 EXISTENTIEL_PLAYERS = [{"name": "Ada", "birth_month": 3}, {"name": "Bruno", "birth_month": 11}]
@@ -521,7 +522,9 @@ def test_every_game_declares_the_fields_of_every_event():
         module = core.game(game_id)
         assert set(module.FIELDS) == set(module.EVENTS), game_id
         for kind, fields in module.FIELDS.items():
-            assert isinstance(fields, tuple) and all(isinstance(f, str) for f in fields), (game_id, kind)
+            assert isinstance(fields, dict) and all(isinstance(f, str) for f in fields), (game_id, kind)
+            specs = fields.items()
+            assert all(isinstance(spec, Field) and spec.name == f for f, spec in specs), (game_id, kind)
             assert not set(fields) & set(core.ENVELOPE_FIELDS), (game_id, kind)
 
 

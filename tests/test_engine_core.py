@@ -13,6 +13,7 @@ import pytest
 from engine import core, existentiel, gjdlv, messages, morto
 from engine.core import IllegalEvent, InvalidEvent, RuleError
 from engine.messages import refusal, text, worded
+from engine.specs import Field, Option, option_value, read_options, specs
 
 GAMES = ["existentiel", "gjdlv", "morto"]
 PLAYERS = {
@@ -225,6 +226,45 @@ def test_a_choice_option_is_quoted_with_its_choices():
         "bad_option",
         {"field": "rules", "value": "longues", "choices": ["simples", "abondantes"]},
     )
+
+
+# --- the specs: options read once, from each game's declaration ------------------------------------------
+
+
+def test_options_are_read_from_their_specs_in_the_order_declared():
+    declared = specs(
+        Option("lives", "int", 1, 9, default=3),
+        Option("dealer", "seat", default=0),
+        Option("mode", "choice", default="sheet", choices=("sheet", "tracker")),
+        Option("titles", "list", 2, 2, items=Field("title", "text", 1, 80)),
+    )
+    assert list(declared) == ["lives", "dealer", "mode", "titles"]
+    assert read_options(declared, {}, 3) == {"lives": 3, "dealer": 0, "mode": "sheet", "titles": None}
+    chosen = {"lives": 9, "dealer": 2, "mode": "tracker", "titles": "the game's to read"}
+    assert read_options(declared, chosen, 3) == chosen
+    error = refused(read_options, declared, {"dealer": 3}, 3)
+    assert (error.code, error.params) == ("bad_option", {"field": "dealer", "value": 3, "min": 0, "max": 2})
+    error = refused(read_options, declared, {"mode": "sheets"}, 3)
+    assert error.params == {"field": "mode", "value": "sheets", "choices": ["sheet", "tracker"]}
+    error = refused(read_options, declared, {"live": 4}, 3)
+    assert error.params == {"field": "live", "value": 4, "choices": ["lives", "dealer", "mode", "titles"]}
+
+
+@pytest.mark.parametrize("value", [9.0, True, "9"])
+def test_a_choice_is_one_of_its_choices_of_their_very_type(value):
+    rounds = Option("rounds", "choice", default=9, choices=(9, 5))
+    error = refused(option_value, rounds, {"rounds": value}, 3)
+    assert error.params == {"field": "rounds", "value": value, "choices": [9, 5]}
+    assert option_value(rounds, {"rounds": 5}, 3) == 5
+
+
+def test_every_game_declares_its_options_and_fields_as_specs():
+    for game_id in GAMES:
+        module = core.game(game_id)
+        for declared in (module.OPTIONS, module.PLAYER_FIELDS, *module.FIELDS.values()):
+            assert all(spec.name == name for name, spec in declared.items()), game_id
+        assert all(isinstance(spec, Option) and not spec.required for spec in module.OPTIONS.values())
+        assert module.PLAYER_FIELDS["name"].type == "name"
 
 
 @pytest.mark.parametrize(("success", "echoed"), [(1, 1), ("yes", "yes"), (None, None)])

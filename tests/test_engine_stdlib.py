@@ -1,9 +1,10 @@
-"""The standard library the browser's engine starts with (companion/pwa/offline.py): Pyodide's own, with
+"""The standard library the browser's engine starts with (companion/pwa/stdlib.py): Pyodide's own, with
 the modules Pyodide's start and the engine import as bytecode that Pyodide itself compiled. Built
-once here through Node, then the engine runs in Pyodide with it, as in the worker.
+ahead of serving (``companion build-assets``, here into a folder of the tests' own), then the
+engine runs in Pyodide with it, as in the worker.
 
-Needs Node and the pinned Pyodide (``npm ci``), as the server does to build it; without them the
-server serves Pyodide's own standard library, which the last tests check."""
+Needs Node and the pinned Pyodide (``npm ci``), as the build does; a server whose assets were not
+built serves Pyodide's own standard library, never building on a request, which the last tests check."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ import subprocess
 import zipfile
 
 import pytest
+from click.testing import CliRunner
 
-from companion.pwa import offline
+from companion import cli
+from companion.pwa import offline, stdlib
 from tests.conftest import dispose
 
 NODE = shutil.which("node")
@@ -56,13 +59,28 @@ json.dumps({"warm": warm, "qr": drawn["svg"][:4], "stdlib": stdlib, "from": comp
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def assets(tmp_path_factory):
+    """A folder ``companion build-assets`` built, as the README's commands do before serving."""
+    folder = tmp_path_factory.mktemp("assets")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARBITRE_INSTANCE", str(tmp_path_factory.mktemp("instance")))
+        patch.setenv("ARBITRE_ASSETS_FOLDER", str(folder))
+        patch.delenv("DATABASE_URL", raising=False)
+        if stdlib.node() is not None:
+            built = CliRunner().invoke(cli.main, ["build-assets"])
+            assert built.exit_code == 0, built.output
+            assert "assets ok" in built.output
+    return folder
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory, assets):
     from companion import create_app
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ARBITRE_INSTANCE", str(tmp_path_factory.mktemp("instance")))
         patch.delenv("DATABASE_URL", raising=False)  # only the offline assets: no database is read
-        app = create_app({"TESTING": True})
+        app = create_app({"TESTING": True, "ASSETS_FOLDER": str(assets)})
         try:
             yield app
         finally:
@@ -84,7 +102,7 @@ def test_the_roots_are_what_the_bundle_imports_from_outside_itself():
         ),
         ("qrcode/main.py", "from qrcode import util\nfrom typing import Optional\n"),
     )
-    assert offline.stdlib_roots(sources) == (
+    assert stdlib.stdlib_roots(sources) == (
         "__future__",
         "base64",
         "json",
@@ -95,8 +113,8 @@ def test_the_roots_are_what_the_bundle_imports_from_outside_itself():
 
 
 def test_the_key_changes_with_what_the_bundle_imports():
-    assert offline.stdlib_key(("json", "pickle")) == offline.stdlib_key(("json", "pickle"))
-    assert offline.stdlib_key(("json", "pickle")) != offline.stdlib_key(("json", "pickle", "fractions"))
+    assert stdlib.stdlib_key(("json", "pickle")) == stdlib.stdlib_key(("json", "pickle"))
+    assert stdlib.stdlib_key(("json", "pickle")) != stdlib.stdlib_key(("json", "pickle", "fractions"))
 
 
 @needs_node
@@ -166,47 +184,41 @@ def test_the_built_standard_library_is_bytecode_of_the_modules_the_engine_needs(
     assert answer["late"] == f"{answer['stdlib']}/fractions.py"
 
 
-def test_without_node_the_worker_starts_with_pyodides_own_standard_library(monkeypatch, tmp_path):
+def test_without_built_assets_the_worker_starts_with_pyodides_own_and_nothing_is_built(monkeypatch, tmp_path):
     from companion import create_app
 
-    monkeypatch.setattr(offline, "_node", lambda: None)
+    def never(*args):
+        raise AssertionError("a request built the standard library")
+
+    monkeypatch.setattr(stdlib, "build_stdlib", never)
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path / "instance"))
-    app = create_app({"TESTING": True})
+    app = create_app({"TESTING": True, "ASSETS_FOLDER": str(tmp_path / "nothing built")})
     try:
         client = app.test_client()
         assert client.get("/engine/bundle.json").get_json()["stdlib"] == "/pyodide/python_stdlib.zip"
         body = client.get("/sw.js").get_data(as_text=True)
         assert '"/pyodide/python_stdlib.zip"' in body.split("const ENGINE_ASSETS = ", 1)[1].split(";", 1)[0]
+        with client.get("/pyodide/python_stdlib.zip") as response:
+            assert response.status_code == 200
+            assert response.data == (offline.PYODIDE_DIR / "python_stdlib.zip").read_bytes()
+        built = [f"/pyodide/stdlib-{stdlib.stdlib_key(('json',))}.zip", "/pyodide/stdlib-nothere.zip"]
+        assert all(client.get(url).status_code == 404 for url in built)
+        assert not (tmp_path / "nothing built").exists()
     finally:
         dispose(app)
 
 
-def test_a_build_that_fails_serves_pyodides_own_never_kept_by_the_http_cache(monkeypatch, tmp_path):
-    from companion import create_app
-
-    runs = []
-
+def test_build_assets_says_why_it_cannot_build_and_writes_nothing(monkeypatch, tmp_path):
     def fails(roots, out):
-        runs.append(out)
+        out.write_bytes(b"half")
         raise subprocess.CalledProcessError(1, "node", stderr=b"no Pyodide here")
 
-    monkeypatch.setattr(offline, "_node", lambda: "/usr/bin/node")
-    monkeypatch.setattr(offline, "build_stdlib", fails)
+    monkeypatch.setattr(stdlib, "node", lambda: "/usr/bin/node")
+    monkeypatch.setattr(stdlib, "build_stdlib", fails)
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path / "instance"))
-    app = create_app({"TESTING": True})
-    try:
-        client = app.test_client()
-        url = client.get("/engine/bundle.json").get_json()["stdlib"]
-        assert url.startswith("/pyodide/stdlib-")
-        with client.get(url) as response:
-            assert response.status_code == 200 and response.headers["Cache-Control"] == "no-cache"
-            assert response.data == (offline.PYODIDE_DIR / "python_stdlib.zip").read_bytes()
-        with client.get(url) as again:
-            assert again.headers["Cache-Control"] == "no-cache"
-        assert len(runs) == 1  # tried once, not on every request
-        left = [path for path in (tmp_path / "instance").rglob("*stdlib*") if path.is_file()]
-        assert not left  # no partial build
-    finally:
-        dispose(app)
+    monkeypatch.setenv("ARBITRE_ASSETS_FOLDER", str(tmp_path / "assets"))
+    built = CliRunner().invoke(cli.main, ["build-assets"])
+    assert built.exit_code == 1 and "no Pyodide here" in built.output
+    assert not [path for path in (tmp_path / "assets").rglob("*") if path.is_file()]  # no partial build

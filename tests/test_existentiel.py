@@ -1339,7 +1339,7 @@ def test_the_view_gives_the_limits_every_form_needs():
         "players": existentiel.MAX_PLAYERS,
     }
     assert view["limits"] == {"name": 40, "title": 80, "place": 120, "players": 30}
-    assert existentiel.OPTIONS == ("titles",)
+    assert tuple(existentiel.OPTIONS) == ("titles",)
 
 
 def test_a_full_table_refuses_a_newcomer_and_says_how_many_it_seats():

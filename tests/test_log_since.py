@@ -82,7 +82,8 @@ def test_a_write_landing_between_the_row_and_its_log_is_never_half_seen(
     reads began, whole, and the next read gets the write."""
     import threading
 
-    from companion.storage import long_reads, store
+    from companion.storage import store
+    from companion.web import long_reads
     from engine import core
 
     table = make_table()

@@ -1,6 +1,6 @@
 """A long table cannot hold a server process for everyone: its length and its writes a minute are
 bounded, and its whole-log reads (the whole ``/log``, the unpaged ``/history``, ``/timeline``, the
-exports) are made once per version and read in slices (companion/storage/long_reads.py).
+exports) are made once per version and read in slices (companion/web/long_reads.py).
 
 - ``EVENTS_PER_TABLE`` events at most: the next is ``422 log_full`` (both sentences, ``max``) and
   changes nothing; an undo still works, and a retried id still gets its first answer.
@@ -122,7 +122,7 @@ def test_the_unpaged_history_read_a_page_at_a_time_is_every_entry_in_order(clien
 
 @pytest.mark.parametrize("path", ["log", "history", "timeline", "export", "export.csv"])
 def test_a_whole_log_read_gzipd_chunk_by_chunk_is_the_same_answer(client, make_table, path, monkeypatch):
-    from companion.storage import long_reads
+    from companion.web import long_reads
 
     monkeypatch.setattr(long_reads, "CHUNK", 16)  # several chunks
     table = make_table(options={"lives": 9})

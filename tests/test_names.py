@@ -331,8 +331,8 @@ def rewrite(app, code: str, players=None, payloads=None) -> None:
     (the API now refuses them), with the state replayed from them and the events' words forgotten.
     The whole-log answers a process keeps per version are forgotten too: the app never rewrites a
     version it has written, this does."""
-    from companion.storage import long_reads
     from companion.storage.models import Event, Table, db
+    from companion.web import long_reads
 
     with app.app_context():
         table = db.session.execute(select(Table).where(Table.code == code)).scalar_one()

@@ -18,8 +18,9 @@ import time
 import pytest
 
 from companion.storage import store
+from companion.storage.errors import Refusal
 from companion.storage.models import Event, Table, db
-from companion.web.errors import Refused
+from companion.web.errors import REFUSAL_STATUS
 from engine import core
 from tests.support.sse import Stream
 
@@ -37,9 +38,9 @@ def _write_until_answered(app, table_id: int, body: dict) -> tuple[int, dict]:
                 try:
                     result = store.append_event(table_id, dict(body))
                     return 201, result
-                except Refused as error:
+                except Refusal as error:
                     if error.code != "busy":
-                        return error.status, {"code": error.code, "params": error.params}
+                        return REFUSAL_STATUS[type(error)], {"code": error.code, "params": error.params}
                     time.sleep(0.005)
                 except core.RuleError as error:
                     return 422, {"code": error.code}
@@ -188,7 +189,7 @@ def test_undo_racing_events_keeps_the_snapshot_a_replay_of_the_log(app):
                 with app.app_context():
                     try:
                         store.undo(table_id, {})
-                    except (Refused, core.RuleError):
+                    except (Refusal, core.RuleError):
                         pass
                     finally:
                         db.session.remove()

@@ -33,7 +33,6 @@ code), which changes no version; it is ``(table id, "r", code)`` where a wake-up
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import queue
@@ -46,6 +45,8 @@ from pathlib import Path
 
 from flask import Flask, current_app
 from sqlalchemy.engine import make_url
+
+from companion.storage.store import serialized
 
 CHANNEL = "arbitre_live"
 EXTENSION = "arbitre.bus"
@@ -79,11 +80,6 @@ def publish_rematch(table_id: int, rematch: str) -> None:
             bus.rematched(table_id, rematch)
         if bus.transport is not None:
             bus.transport.outbox.put((table_id, REMATCH, rematch))
-
-
-def serialized(answer: dict) -> str:
-    """An answer as the stream sends it: compact JSON, ASCII only (its length is its size in bytes)."""
-    return json.dumps(answer, separators=(",", ":"))
 
 
 def for_app(app: Flask) -> Bus:

@@ -40,8 +40,9 @@ from sqlalchemy import and_, select, union_all
 
 from companion.live import bus
 from companion.storage import store
+from companion.storage.errors import Refusal, UnknownTable
 from companion.storage.models import Event, Table, db
-from companion.web.errors import Refused
+from companion.storage.store import serialized
 
 bp = Blueprint("live", __name__)
 
@@ -81,11 +82,23 @@ def frame(version: int, data: str) -> bytes:
 def rematch_frame(code: str) -> bytes:
     """The server-sent event that tells a follower where the table's rematch is (no ``id``: the
     follower's last version stays what it resumes from)."""
-    return REMATCH_EVENT + f"data: {bus.serialized({'rematch': code})}\n\n".encode()
+    return REMATCH_EVENT + f"data: {serialized({'rematch': code})}\n\n".encode()
 
 
 def framed(answers: list[tuple[int, dict]]) -> list[tuple[int, bytes]]:
-    return [(version, frame(version, bus.serialized(answer))) for version, answer in answers]
+    return [(version, frame(version, serialized(answer))) for version, answer in answers]
+
+
+class StreamsFull(Refusal):
+    """This process holds as many streams as it keeps room for beside the referees' taps."""
+
+    code = "streams_full"
+
+
+class TooManyStreams(Refusal):
+    """One address holds its share of this process's streams."""
+
+    code = "too_many_streams"
 
 
 class Closed(Exception):
@@ -338,10 +351,10 @@ def _admit(live: Hub, address: str) -> None:
     config = current_app.config
     limit = config.get("LIVE_STREAMS_PER_PROCESS")
     if live.closing or (limit is not None and live.streams >= limit):
-        raise Refused(503, "streams_full")
+        raise StreamsFull()
     cap = config["LIVE_STREAMS_PER_ADDRESS"]
     if not live.counts.admit(address, cap):
-        raise Refused(429, "too_many_streams", max=cap)
+        raise TooManyStreams(max=cap)
 
 
 def _notice_gone_clients() -> None:
@@ -360,7 +373,7 @@ def _notice_gone_clients() -> None:
 def stream(code: str):
     table = store.find_table(code)
     if table is None:
-        raise Refused(404, "unknown_table", code=code[:20])
+        raise UnknownTable(code=code[:20])
     live = hub(current_app)
     address = request.remote_addr or "?"
     _admit(live, address)

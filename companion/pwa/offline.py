@@ -17,26 +17,17 @@ Two precaches in the service worker: the shell (every page's assets) for every p
 engine runtime (Pyodide and the engine bundle) only for a phone that referees, when its referee
 page asks for it: a follower never downloads the runtime.
 
-The engine's standard library: Pyodide's ``python_stdlib.zip`` holds sources only, so every start
-compiled the ~150 modules Pyodide's own start and the engine import, most of a second on a phone.
-``/pyodide/stdlib-<key>.zip`` is the same library with those modules as bytecode compiled by this
-very Pyodide (in Node, the first time it is asked, into the instance folder), the rest as sources:
-complete, so a module imported late is compiled then, never missing. ``<key>`` names what decides
-its content (the runtime's version, the modules the bundle imports, the build), so it is immutable
-and a phone keeps it across app versions. The bundle names it (``stdlib``) for the worker.
+The phone's standard library and the gzipped runtime are built ahead of time
+(`companion.pwa.stdlib`, ``companion build-assets``); the bundle names the built library
+(``stdlib``) for the worker, or Pyodide's own when it was not built.
 """
 
 from __future__ import annotations
 
-import ast
-import functools
-import gzip
 import hashlib
 import importlib.util
 import json
 import os
-import shutil
-import subprocess
 import threading
 from pathlib import Path
 
@@ -54,15 +45,16 @@ from flask import (
 )
 from flask_compress import Compress
 
-from companion import ROOT
+from companion.pwa import stdlib
 from companion.web import i18n
 from engine.messages import catalogue
 
 bp = Blueprint("offline", __name__)
 
+ROOT = Path(__file__).resolve().parents[2]
 ENGINE_DIR = ROOT / "engine"
 WORKER_DIR = ROOT / "worker"
-PYODIDE_DIR = ROOT / "node_modules" / "pyodide"
+PYODIDE_DIR = stdlib.PYODIDE_DIR
 # The runtime files loadPyodide fetches for the standard library alone (no extra packages).
 PYODIDE_FILES = (
     "pyodide.mjs",
@@ -71,7 +63,6 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-STOCK_STDLIB = "python_stdlib.zip"  # sources only: what the worker starts with when Node cannot build ours
 PAGES = ("/", "/s")  # pages that work with no table in the URL, precached whole
 IMMUTABLE = "public, max-age=31536000, immutable"
 # Text answers compressed on the wire; never the live stream (text/event-stream, streamed).
@@ -93,51 +84,6 @@ MIME = {
 }
 
 _lock = threading.Lock()
-_stdlib_lock = threading.Lock()
-
-# Runs in Pyodide (in Node): imports what the bundle imports from outside itself, then writes every
-# standard-library module now loaded (Pyodide's own start's too) as an unchecked hash-based .pyc (no
-# source to compare with, nothing to compile at import), and every other file as Pyodide has it: a
-# module imported late (``datetime.strptime`` imports ``_strptime``) is compiled then, never missing.
-STDLIB_BUILD = """
-import importlib, importlib.util, marshal, sys, zipfile
-
-# What C code imports on its first call, where no import statement names it.
-LATE = {"datetime": ["_strptime"], "time": ["_strptime"]}
-
-def build(roots, out):
-    stdlib = "/lib/python%d%d.zip" % sys.version_info[:2]
-    for root in [*roots, *(late for root in roots for late in LATE.get(root, []))]:
-        try:
-            importlib.import_module(root)
-        except ImportError:  # not in Pyodide (a dependency qrcode only has on a server: PIL, lxml)
-            pass
-    loaded = set()
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None) or ""
-        if path.startswith(stdlib + "/"):
-            loaded.add(path[len(stdlib) + 1:])
-    source = zipfile.ZipFile(stdlib)
-    with zipfile.ZipFile(out, "w") as packed:
-        for name in sorted(source.namelist()):
-            data = source.read(name)
-            if name in loaded:
-                code = compile(data, f"{stdlib}/{name}", "exec", dont_inherit=True)
-                header = importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little")
-                packed.writestr(zipfile.ZipInfo(name + "c"), header + importlib.util.source_hash(data)
-                                + marshal.dumps(code))
-            else:
-                packed.writestr(zipfile.ZipInfo(name), data, zipfile.ZIP_DEFLATED, 9)
-"""
-# Node's side: Pyodide from node_modules, the instance folder mounted where the build writes.
-STDLIB_NODE = """
-const job = JSON.parse(process.env.ARBITRE_STDLIB_JOB);
-const { loadPyodide } = await import(job.module);
-const pyodide = await loadPyodide({ indexURL: job.indexURL, stdout: () => {} });
-pyodide.FS.mkdirTree(job.folder);
-pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: job.folder }, job.folder);
-pyodide.runPython(job.code);
-"""
 
 
 def _qrcode_files() -> dict[str, Path]:
@@ -155,82 +101,6 @@ def _bundle_sources() -> dict[str, Path]:
     files.update({f"worker/{path.name}": path for path in sorted(WORKER_DIR.glob("*.py"))})
     files.update(_qrcode_files())
     return files
-
-
-@functools.lru_cache(maxsize=4)
-def stdlib_roots(sources: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
-    """The modules the bundle's files import from outside the bundle, as written (``json``,
-    ``xml.etree.ElementTree``), wherever the import stands (a function's late import too)."""
-    own = {name.split("/", 1)[0] for name, _ in sources}
-    roots = set()
-    for name, text in sources:
-        for node in ast.walk(ast.parse(text, name)):
-            if isinstance(node, ast.Import):
-                roots.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                roots.add(node.module)
-    return tuple(sorted(root for root in roots if root.split(".", 1)[0] not in own))
-
-
-def stdlib_key(roots: tuple[str, ...]) -> str:
-    """What decides the built standard library's content, hashed: a new key is a new URL."""
-    digest = hashlib.sha256(f"{pyodide_version()}\0{STDLIB_BUILD}\0{STDLIB_NODE}".encode())
-    digest.update("\0".join(roots).encode())
-    return digest.hexdigest()[:12]
-
-
-def _node() -> str | None:
-    return shutil.which("node") if (PYODIDE_DIR / "pyodide.mjs").is_file() else None
-
-
-def build_stdlib(roots: tuple[str, ...], out: Path) -> None:
-    """Writes the engine's standard library (bytecode, see STDLIB_BUILD) to ``out``, through Node."""
-    folder = out.parent.resolve()
-    code = STDLIB_BUILD + f"\nbuild({json.dumps(list(roots))}, {json.dumps(str(folder / out.name))})\n"
-    runtime = PYODIDE_DIR.resolve()
-    job = {
-        "module": (runtime / "pyodide.mjs").as_uri(),
-        "indexURL": f"{runtime}/",
-        "folder": str(folder),
-        "code": code,
-    }
-    env = {**os.environ, "ARBITRE_STDLIB_JOB": json.dumps(job)}
-    subprocess.run(
-        [_node() or "node", "--input-type=module", "-e", STDLIB_NODE],
-        check=True,
-        capture_output=True,
-        timeout=300,
-        env=env,
-    )
-
-
-def _stdlib_file(name: str) -> Path | None:
-    """Today's built standard library (``stdlib-<key>.zip``), built on the first request; None
-    when it cannot be (the caller serves Pyodide's own, sources only: slower, as complete)."""
-    state = _state()
-    path = Path(current_app.instance_path) / "pyodide-stdlib" / pyodide_version() / name
-    with _stdlib_lock:
-        if state.get("stdlib_failed"):  # once per process: not a Node run on every request
-            return None
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f".{name}.{os.getpid()}.tmp")
-            try:
-                build_stdlib(state["roots"], partial)
-                partial.replace(path)
-            except (OSError, subprocess.SubprocessError) as error:
-                detail = getattr(error, "stderr", b"") or b""
-                current_app.logger.error(
-                    "cannot build %s, serving %s: %s %s",
-                    name,
-                    STOCK_STDLIB,
-                    error,
-                    detail.decode(errors="replace")[-2000:],
-                )
-                partial.unlink(missing_ok=True)
-                state["stdlib_failed"] = True
-                return None
-    return path
 
 
 def _static_files() -> list[str]:
@@ -261,27 +131,28 @@ def _state() -> dict:
                     digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
         runtime = pyodide_version()
         digest.update(runtime.encode())
-        roots = stdlib_roots(tuple((name, text) for name, text in sources.items()))
-        stdlib = f"stdlib-{stdlib_key(roots)}.zip" if _node() else STOCK_STDLIB
-        digest.update(stdlib.encode())
+        roots = stdlib.stdlib_roots(tuple((name, text) for name, text in sources.items()))
+        built = f"stdlib-{stdlib.stdlib_key(roots)}.zip"
+        library = built if stdlib.built_stdlib(built, _assets()).is_file() else stdlib.STOCK
+        digest.update(library.encode())
         # A deployment may name its release to make every phone refresh its precache.
         digest.update(os.environ.get("ARBITRE_RELEASE", "").encode())
         version = digest.hexdigest()[:12]
         bundle = json.dumps(
-            {"version": version, "stdlib": f"/pyodide/{stdlib}", "files": sources}, ensure_ascii=False
+            {"version": version, "stdlib": f"/pyodide/{library}", "files": sources}, ensure_ascii=False
         ).encode()
         # The shell: what every phone precaches (the page's language's catalogue is added by the
         # page itself, static/js/pwa.js). The engine: only a referee's phone, when its page asks.
         shell = list(PAGES) + [f"/static/v/{version}/{name}" for name in _static_files()]
         shell += ["/manifest.webmanifest"]
-        runtime_files = [name for name in PYODIDE_FILES if name != STOCK_STDLIB] + [stdlib]
+        runtime_files = [name for name in PYODIDE_FILES if name != stdlib.STOCK] + [library]
         engine = ["/engine/bundle.json"] + ([f"/pyodide/{name}" for name in runtime_files] if runtime else [])
         cached = {
             "version": version,
             "bundle": bundle,
             "shell": shell,
             "engine": engine,
-            "stdlib": stdlib,
+            "stdlib": library,
             "roots": roots,
             "catalogues": [f"/i18n/{lang}.json" for lang in i18n.LANGS],
         }
@@ -289,11 +160,20 @@ def _state() -> dict:
         return cached
 
 
-def pyodide_version() -> str:
-    try:
-        return json.loads((PYODIDE_DIR / "package.json").read_text())["version"]
-    except (OSError, ValueError, KeyError):
-        return ""
+pyodide_version = stdlib.pyodide_version
+
+
+def _assets() -> Path:
+    """Where ``companion build-assets`` wrote the phone's standard library and the gzipped runtime."""
+    return Path(current_app.config.get("ASSETS_FOLDER") or stdlib.BUILT)
+
+
+def build_assets() -> list[Path]:
+    """``companion build-assets``: the phone's standard library for what the engine's bundle imports
+    today, and every runtime file gzipped, into the assets folder (the app's context)."""
+    state = _state()
+    files = tuple(name for name in PYODIDE_FILES if name != stdlib.STOCK)
+    return stdlib.build(state["roots"], _assets(), files)
 
 
 def app_version() -> str:
@@ -374,6 +254,7 @@ def install(app: Flask) -> None:
     app.view_functions["static"] = _buffered_static(app.view_functions["static"])
     app.jinja_env.globals["url_for"] = _template_url_for
     app.jinja_env.globals["static_url"] = static_url
+    app.extensions[i18n.APP_VERSION] = app_version
 
 
 @bp.get("/static/v/<version>/<path:filename>")
@@ -471,14 +352,8 @@ def language_catalogue(lang: str):
 def pyodide_file(name: str):
     """The pinned Pyodide runtime from node_modules, and the engine's standard library built from it
     (immutable: its name is its content's key); gzip-compressed once and then served as is."""
-    immutable = False
-    if name == _state()["stdlib"] and name != STOCK_STDLIB:
-        source = _stdlib_file(name)
-        if source is None:  # Pyodide's own, never kept under this name by a browser's HTTP cache
-            response = send_file(PYODIDE_DIR / STOCK_STDLIB, mimetype=MIME[".zip"], max_age=0)
-            response.headers["Cache-Control"] = "no-cache"
-            return response
-        immutable = True
+    if name == _state()["stdlib"] and name != stdlib.STOCK:
+        source = stdlib.built_stdlib(name, _assets())
     elif name in PYODIDE_FILES:
         source = PYODIDE_DIR / name
     else:
@@ -486,19 +361,13 @@ def pyodide_file(name: str):
     if not source.is_file():
         abort(404)
     mimetype = MIME.get(source.suffix, "application/octet-stream")
-    if not _accepts_gzip():
-        response = send_file(source, mimetype=mimetype, max_age=86400)
-    else:
-        packed = Path(current_app.instance_path) / "pyodide-gz" / pyodide_version() / (name + ".gz")
-        with _lock:
-            if not packed.exists():
-                packed.parent.mkdir(parents=True, exist_ok=True)
-                partial = packed.with_suffix(".tmp")
-                partial.write_bytes(gzip.compress(source.read_bytes(), 6))
-                partial.replace(packed)
+    packed = stdlib.built_gzip(name, _assets())
+    if _accepts_gzip() and packed.is_file():
         response = send_file(packed, mimetype=mimetype, max_age=86400, etag=True)
         response.headers["Content-Encoding"] = "gzip"
-    if immutable:
+    else:
+        response = send_file(source, mimetype=mimetype, max_age=86400)
+    if name == _state()["stdlib"] and name != stdlib.STOCK:
         response.headers["Cache-Control"] = IMMUTABLE
     response.headers["Vary"] = "Accept-Encoding"
     return response

@@ -1,15 +1,16 @@
 """Group commit: the writes that arrive while another is committing go together, in one transaction
 and one commit (one fsync on SQLite), and each is answered once that commit is durable.
 
-A write is a *job*, ``job(connection, table, careful) -> (answer, fresh, write)``: it checks and
-applies one referee tap against ``table`` (a `Snapshot` of its row) and returns its answer and
-``write``, what writes its rows on a connection and returns the `Snapshot` they leave (None for a
-retry answered from the log). ``write`` updates the table row first with ``WHERE version = v``, so
-when another writer got there first it raises `Raced` before it wrote anything, and the job runs
-again on the row read afresh. A job that refuses (a rule, a stale version) raises before anything is
-written, so the others in its batch commit. A batch runs its jobs not ``careful``: a job may then
-skip a statement that only a rare case needs (the lookup of a retry), as long as that case fails in
-the database, which sends each job of the batch to run alone, ``careful``.
+A write is a `Job`: it checks and applies one tap against ``table`` (a `Snapshot` of its row),
+giving its answer, then writes its rows on a connection and returns the `Snapshot` they leave. Its
+rows update the table row first with ``WHERE version = v``, so when another writer got there
+first it raises `Raced` before it wrote anything, and the job runs again on the row read afresh. A
+job that refuses (a rule, a stale version) raises before anything is written, so the others in its
+batch commit. A job that names a client id already applied gets that first answer (`Job.earlier`),
+written again by nobody. A batch runs its jobs not ``careful``: the lookup of a retry costs a
+statement, so it is made only for a tap the rules or the version refuse; a retry they accept again
+breaks the log's unique client id when written, which sends each job of the batch to run alone,
+``careful``: looking first.
 
 The batch runs in two steps: every job computes its answer first, with no lock taken (SQLite's
 transaction begins at the first write; the other server processes go on writing meanwhile), then
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from flask import Flask, current_app
 from sqlalchemy.exc import DBAPIError
 
-from companion.web.errors import Refused, unavailable
+from companion.storage.errors import Busy, Refusal, unavailable
 from engine.core import RuleError
 
 EXTENSION = "arbitre.group_commit"
@@ -66,12 +67,33 @@ class Snapshot:
     trail: tuple = ()
 
 
+class Job:
+    """One write: an event or an undo (`companion.storage.store`'s `AppendEvent`, `Undo`)."""
+
+    def earlier(self, connection, table: Snapshot):
+        """The answer this job's client id was given when first applied, or None if it never was;
+        refused (``client_id_reused``) when that id named another event."""
+        raise NotImplementedError
+
+    def apply(self, connection, table: Snapshot):
+        """The job's answer against ``table``, its rows made ready; raises a refusal, writing nothing."""
+        raise NotImplementedError
+
+    def write(self, connection) -> Snapshot:
+        """The rows `apply` made ready, written; `Raced` if the table moved since it was read."""
+        raise NotImplementedError
+
+    def reread(self, connection) -> Snapshot:
+        """The table's row read afresh (after a lost race, or when a kept one may be behind)."""
+        raise NotImplementedError
+
+
 class _Slot:
-    def __init__(self, job, table: Snapshot, reread):
-        self.job, self.table, self.reread = job, table, reread
+    def __init__(self, job: Job, table: Snapshot):
+        self.job, self.table = job, table
         self.done = threading.Event()
         self.leads = False  # handed the lead while it waited
-        self.answer = self.error = self.write = self.after = None
+        self.answer = self.error = self.after = None
         self.fresh = self.careful = False
 
 
@@ -83,11 +105,11 @@ class GroupCommit:
         self.waiting: list[_Slot] = []
         self.leading = False
 
-    def run(self, job, table: Snapshot, reread) -> tuple:
-        """Run ``job`` on ``table`` (``reread(connection, id)`` reads it again after a lost race) in
-        the next batch; returns (answer, fresh, after) once its rows are committed (``after``: the
-        `Snapshot` they left, None for a retry answered from the log), or raises what the job raised."""
-        slot = _Slot(job, table, reread)
+    def run(self, job: Job, table: Snapshot) -> tuple:
+        """Run ``job`` on ``table`` in the next batch; returns (answer, fresh, after) once its rows are
+        committed (``fresh``: the job wrote them, rather than a retry answered from the log;
+        ``after``: the `Snapshot` they left, None for a retry), or raises what the job raised."""
+        slot = _Slot(job, table)
         with self.lock:
             self.waiting.append(slot)
             leads = not self.leading
@@ -144,7 +166,6 @@ class GroupCommit:
         except Exception:  # noqa: BLE001 - a database error: each job again, alone
             for slot in batch:
                 _alone(engine, slot)
-        _published(batch)
 
 
 def _transaction(engine, jobs: int):
@@ -160,27 +181,48 @@ def _transaction(engine, jobs: int):
 
 def _prepare(connection, slot: _Slot) -> None:
     """The job's answer, computed: a refusal is its answer; any other error is raised."""
-    slot.answer = slot.error = slot.write = slot.after = None
+    slot.answer = slot.error = slot.after = None
+    slot.fresh = False
     try:
-        slot.answer, slot.fresh, slot.write = slot.job(connection, slot.table, slot.careful)
-    except (Refused, RuleError) as refusal:
+        slot.answer = _attempt(connection, slot)
+    except (Refusal, RuleError) as refusal:
         slot.error = refusal
+
+
+def _attempt(connection, slot: _Slot):
+    """The job applied once per client id: a retry gets its first answer (``fresh`` stays False)."""
+    job, table = slot.job, slot.table
+    kept = job.earlier(connection, table) if slot.careful else None
+    if kept is not None:
+        return kept
+    try:
+        answer = job.apply(connection, table)
+    except (Refusal, RuleError):
+        if table.warm:  # the process's snapshot may be behind the row: refuse only on the row
+            slot.table = job.reread(connection)
+            return _attempt(connection, slot)
+        kept = None if slot.careful else job.earlier(connection, table)
+        if kept is None:
+            raise
+        return kept
+    slot.fresh = True
+    return answer
 
 
 def _written(connection, slot: _Slot) -> None:
     """The job's rows written; after a lost race, the job again on the row read afresh."""
     for tries in range(ATTEMPTS):
-        if slot.write is None:
+        if not slot.fresh:  # refused, or a retry answered from the log: nothing to write
             return
         try:
-            slot.after = slot.write(connection)
+            slot.after = slot.job.write(connection)
             return
         except Raced:
             if tries:
                 time.sleep(0.005 * tries)
-            slot.table = slot.reread(connection, slot.table.id)
+            slot.table = slot.job.reread(connection)
             _prepare(connection, slot)
-    slot.answer, slot.error = None, Refused(503, "busy")
+    slot.answer, slot.error = None, Busy()
 
 
 def _alone(engine, slot: _Slot) -> None:
@@ -190,7 +232,7 @@ def _alone(engine, slot: _Slot) -> None:
     for tries in range(ATTEMPTS):
         try:
             with _transaction(engine, 1) as connection:
-                slot.table = slot.reread(connection, slot.table.id)
+                slot.table = slot.job.reread(connection)
                 _prepare(connection, slot)
                 _written(connection, slot)
             return
@@ -200,16 +242,7 @@ def _alone(engine, slot: _Slot) -> None:
         except Exception as error:  # noqa: BLE001 - the caller's to raise
             slot.answer, slot.error = None, error
             return
-    slot.answer, slot.error = None, last if unavailable(last) else Refused(503, "busy")
-
-
-def _published(batch: list[_Slot]) -> None:
-    """Followers hear of each real write once it is durable (not of a retry answered from the log)."""
-    from companion.live import bus
-
-    for slot in batch:
-        if slot.error is None and slot.fresh:
-            bus.publish(slot.table.id, slot.answer["version"], slot.answer, slot.answer.json)
+    slot.answer, slot.error = None, last if unavailable(last) else Busy()
 
 
 def for_app(app: Flask) -> GroupCommit:

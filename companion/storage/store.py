@@ -21,15 +21,23 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from flask import current_app, has_request_context, request
+from flask import current_app
 from sqlalchemy import Row, and_, bindparam, delete, false, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from companion.live import bus
 from companion.storage import group_commit, models, warm
+from companion.storage.errors import (
+    BadField,
+    Busy,
+    ClientIdReused,
+    LogFull,
+    NotYourMove,
+    StaleVersion,
+    UndoNotLatest,
+    UnknownPlayer,
+)
 from companion.storage.group_commit import Raced, Snapshot
 from companion.storage.models import Event, KeptAnswer, PlayerSecret, Table, db, now
-from companion.web.errors import Refused
 from engine import core
 
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
@@ -70,7 +78,6 @@ SECRETS = PlayerSecret.__table__
 SECRET_HOLDER = select(SECRETS.c.player).where(
     SECRETS.c.table_id == bindparam("table_id"), SECRETS.c.secret_hash == bindparam("secret_hash")
 )
-HOLDER = "arbitre.secret_holder"  # this request's secret and whose it is, in its WSGI environ
 # The latest events in effect, newest first (`ix_events_in_effect`): what an undo takes back.
 LATEST_ENTRIES = (
     select(*ENTRY, EVENTS.c.payload, EVENTS.c.version, EVENTS.c.created_at)
@@ -219,33 +226,17 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def secret_matches(table, secret: str) -> bool:
-    return hmac.compare_digest(table.secret_hash, hash_secret(secret))
-
-
 def secret_holder(table: warm.Identity, secret: str) -> str | None:
     """Whose secret ``secret`` is at ``table``: `BY_REFEREE` (known without a read), a player's id
     (one indexed read of the player secrets, never kept: a secret taken back stops at once, in
-    every process), or None. Asked once per request, however many times it is asked there (the
-    rate limits, then the view)."""
-    if secret_matches(table, secret):
+    every process), or None."""
+    hashed = hash_secret(secret)
+    if hmac.compare_digest(table.secret_hash, hashed):
         return BY_REFEREE
-    kept = request.environ.get(HOLDER) if has_request_context() else None
-    if kept is not None and kept[:2] == (table.id, secret):
-        return kept[2]
     with db.engine.connect() as connection:
-        holder = connection.execute(
-            SECRET_HOLDER, {"table_id": table.id, "secret_hash": hash_secret(secret)}
+        return connection.execute(
+            SECRET_HOLDER, {"table_id": table.id, "secret_hash": hashed}
         ).scalar_one_or_none()
-    if has_request_context():
-        request.environ[HOLDER] = (table.id, secret, holder)
-    return holder
-
-
-def right_secret_sent() -> bool:
-    """Whether this request's secret was found to be a player's of its table (`secret_holder`)."""
-    kept = request.environ.get(HOLDER)
-    return kept is not None and kept[2] is not None
 
 
 def _check_seat(table: warm.Identity, player: str) -> None:
@@ -253,7 +244,7 @@ def _check_seat(table: warm.Identity, player: str) -> None:
     from the URL is compared with the state's ids before any statement holds it)."""
     row = find_table(table.code)
     if player not in {p["id"] for p in row.state.get("players", ())}:
-        raise Refused(404, "unknown_player", player=core.short(player), field="player")
+        raise UnknownPlayer(player=core.short(player), field="player")
 
 
 def give_player_secret(table: warm.Identity, player: str) -> str:
@@ -276,7 +267,7 @@ def give_player_secret(table: warm.Identity, player: str) -> str:
             db.session.rollback()
             continue
         return secret
-    raise Refused(503, "busy")
+    raise Busy()
 
 
 def take_back_player_secret(table: warm.Identity, player: str) -> None:
@@ -311,30 +302,27 @@ def find_table(code: str) -> Row | None:
     code = _stored_code(code)
     if code is None:
         return None
-    # A request looks its table up twice (the rate limits, then the view): once is enough.
-    found = request.environ.setdefault("arbitre.tables", {}) if has_request_context() else {}
-    if code not in found:
-        # One statement on a connection of its own, outside a transaction: on PostgreSQL, a tap's
-        # read costs one round trip instead of three (BEGIN, SELECT, ROLLBACK; SQLite's driver
-        # begins no transaction for a read); the request's session is left without a connection (a
-        # write takes its own, `_write`).
-        with db.engine.connect() as connection:
-            if connection.dialect.name == "postgresql":
-                connection.execution_options(isolation_level="AUTOCOMMIT")
-            found[code] = connection.execute(FIND_TABLE, {"code": code}).one_or_none()
-    return found[code]
+    # One statement on a connection of its own, outside a transaction: on PostgreSQL, a tap's read
+    # costs one round trip instead of three (BEGIN, SELECT, ROLLBACK; SQLite's driver begins no
+    # transaction for a read); the request's session is left without a connection (a write takes
+    # its own, `_write`).
+    with db.engine.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execution_options(isolation_level="AUTOCOMMIT")
+        return connection.execute(FIND_TABLE, {"code": code}).one_or_none()
 
 
-def identity(code: str) -> warm.Identity | None:
+def identity(code: str, find: Callable[[str], Row | None] = find_table) -> warm.Identity | None:
     """Which table the code names and its secret's hash (what a referee's request is checked
-    against), or None: kept by the process once read, since none of it ever changes."""
+    against), or None: kept by the process once read, since none of it ever changes. ``find``
+    reads the row when the process does not know the table yet."""
     code = _stored_code(code)
     if code is None:
         return None
     kept = warm.for_app(current_app)
     found = kept.identity(code)
     if found is None:
-        row = find_table(code)
+        row = find(code)
         if row is None:
             return None
         found = warm.Identity(row.id, row.code, row.game, row.secret_hash, row.options)
@@ -549,7 +537,7 @@ def _new_table(game: str, players, options, state: dict, secret: str, claim=None
             return None
         db.session.commit()
         return table
-    raise Refused(503, "busy")
+    raise Busy()
 
 
 def rematch_secret(secret: str, code: str) -> str:
@@ -560,13 +548,13 @@ def rematch_secret(secret: str, code: str) -> str:
     return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
 
 
-def rematch(table_id: int, secret: str) -> tuple[Table, str]:
+def rematch(table_id: int, secret: str) -> tuple[Table, str, bool]:
     """A finished table's next game (`engine.core.rematch`: the same players, seats and options) and
     its secret, made once: asked again (a second referee phone, a retry) it is the same table and
     the same secret, whether or not the old game is still over. Two asking at once make one table:
     the old table's ``rematch`` is claimed only while it is empty, in the new table's transaction,
-    and the loser's new row is rolled back. The followers of the old table are told
-    (`bus.publish_rematch`)."""
+    and the loser's new row is rolled back. The third value says whether this call made it (its
+    followers are then to be told)."""
     old = db.session.get(Table, table_id)
     again = rematch_secret(secret, old.code)
     if old.rematch is None:
@@ -578,10 +566,9 @@ def rematch(table_id: int, secret: str) -> tuple[Table, str]:
 
         made = _new_table(old.game, players, options, core.setup(old.game, players, options), again, claim)
         if made is not None:
-            bus.publish_rematch(table_id, made.code)
-            return made, again
+            return made, again, True
     # Made before, or just now by another request (the rollback expired ``old``: read afresh).
-    return db.session.execute(select(Table).where(Table.code == old.rematch)).scalar_one(), again
+    return db.session.execute(select(Table).where(Table.code == old.rematch)).scalar_one(), again, False
 
 
 def _client_id(body: dict, required: bool, field: str = "id") -> str | None:
@@ -589,7 +576,7 @@ def _client_id(body: dict, required: bool, field: str = "id") -> str | None:
     if client_id is None and not required:
         return None
     if not is_client_id(client_id):
-        raise Refused(422, "bad_field", field=field, max=CLIENT_ID_MAX)
+        raise BadField(field=field, max=CLIENT_ID_MAX)
     return client_id
 
 
@@ -598,26 +585,68 @@ def is_client_id(value) -> bool:
     return isinstance(value, str) and 1 <= len(value) <= CLIENT_ID_MAX and value.isprintable()
 
 
-def append_event(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
-    """Apply one event and return the answer; a retried id gets its first answer, applied once, and
-    the same id with another event is refused (``409 client_id_reused``): an id names one event.
-    ``by``: who records it, the referee or a player (whose right to it `companion.web.api` checked)."""
-    client_id = _client_id(body, required=True)
-    event = {key: value for key, value in body.items() if key not in ("id", "version")}
-    most = current_app.config["EVENTS_PER_TABLE"]
+def append_event(table_id: int, body: dict, by: str = BY_REFEREE, found: Row | None = None) -> Answer:
+    """Apply one event and return the answer once durable; a retried id gets its first answer,
+    applied once, and the same id with another event is refused (``client_id_reused``): an id names
+    one event. ``by``: who records it, the referee or a player (whose right to it the web layer
+    checked). ``found``: the table's row, if the caller read it already."""
+    return _write(table_id, AppendEvent(table_id, body, by), found)
 
-    def earlier(connection, table: Snapshot) -> Answer | None:
-        row = connection.execute(EARLIER_EVENT, {"table_id": table.id, "client_id": client_id}).first()
+
+def undo(table_id: int, body: dict, by: str = BY_REFEREE, found: Row | None = None) -> Answer:
+    """Take back the latest event in effect; an undo naming its event (``event``: its client id) only
+    while that event is the latest in effect (else ``undo_not_latest``). An undo that carries an
+    ``id`` is applied once. A player (``by``) takes back only an event their own secret recorded,
+    while it is the latest in effect (else ``not_your_move``)."""
+    return _write(table_id, Undo(table_id, body, by), found)
+
+
+class _Write(group_commit.Job):
+    """What an event and an undo share: the table they write to, who writes, the body's version."""
+
+    def __init__(self, table_id: int, body: dict, by: str):
+        self.table_id, self.body, self.by = table_id, body, by
+        self.table: Snapshot | None = None  # as `apply` read it
+        self.rows: dict = {}  # what `write` writes, made ready by `apply`
+
+    def reread(self, connection) -> Snapshot:
+        return _reread(connection, self.table_id)
+
+    def check_version(self, table: Snapshot) -> None:
+        if "version" not in self.body:
+            return
+        sent = self.body["version"]
+        if isinstance(sent, bool) or not isinstance(sent, int):
+            raise BadField(field="version")
+        if sent != table.version:
+            raise StaleVersion(sent=sent, current=table.version)
+
+    def write(self, connection) -> Snapshot:
+        return _move_table(connection, self.table, **self.rows)
+
+
+class AppendEvent(_Write):
+    """One event appended to the log (`append_event`)."""
+
+    def __init__(self, table_id: int, body: dict, by: str):
+        super().__init__(table_id, body, by)
+        self.client_id = _client_id(body, required=True)
+        self.event = {key: value for key, value in body.items() if key not in ("id", "version")}
+        self.most = current_app.config["EVENTS_PER_TABLE"]
+
+    def earlier(self, connection, table: Snapshot) -> Answer | None:
+        row = connection.execute(EARLIER_EVENT, {"table_id": table.id, "client_id": self.client_id}).first()
         if row is None:
             return None
-        if row.payload != event:
-            raise Refused(409, "client_id_reused", id=client_id, type=row.payload.get("type"))
+        if row.payload != self.event:
+            raise ClientIdReused(id=self.client_id, type=row.payload.get("type"))
         return _answered(table, row.version, row.answer)
 
-    def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
-        _check_version(table, body)
-        if most and table.log_length >= most:
-            raise Refused(422, "log_full", max=most)
+    def apply(self, connection, table: Snapshot) -> Answer:
+        self.check_version(table)
+        if self.most and table.log_length >= self.most:
+            raise LogFull(max=self.most)
+        event, client_id, by = self.event, self.client_id, self.by
         module = core.game(table.game)
         # ``table.state`` was decoded from the row for this write alone (a lost race reads it again),
         # so the event applies to it in place, with no copy: every handler checks before it mutates,
@@ -634,64 +663,59 @@ def append_event(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
             "by": by,
         }
         result = Answer(_worded(table.game, state, version, _did(named, event, at, undo=False), named))
-
-        def write(connection) -> Snapshot:
-            return _move_table(
-                connection,
-                table,
-                state,
-                log_length=table.log_length + 1,
-                in_effect=in_effect,
-                event_row=(
-                    INSERT_EVENT,
-                    {
-                        "table_id": table.id,
-                        "seq": table.log_length + 1,
-                        "client_id": client_id,
-                        "type": str(event.get("type")),
-                        "payload": event,
-                        "version": version,
-                        "said": words,
-                        "created_at": at,
-                        "undone": False,
-                        "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
-                        "recorded_by": None if by == BY_REFEREE else by,
-                    },
-                ),
-                answer=result,
-                before=(before, client_id),
-                trail=(*table.trail, named)[-2:],
-            )
-
-        return result, True, write
-
-    return _write(table_id, _once(earlier, applied))
+        self.table = table
+        self.rows = {
+            "state": state,
+            "log_length": table.log_length + 1,
+            "in_effect": in_effect,
+            "event_row": (
+                INSERT_EVENT,
+                {
+                    "table_id": table.id,
+                    "seq": table.log_length + 1,
+                    "client_id": client_id,
+                    "type": str(event.get("type")),
+                    "payload": event,
+                    "version": version,
+                    "said": words,
+                    "created_at": at,
+                    "undone": False,
+                    "checkpoint": state if in_effect % CHECKPOINT_EVERY == 0 else None,
+                    "recorded_by": None if by == BY_REFEREE else by,
+                },
+            ),
+            "answer": result,
+            "before": (before, client_id),
+            "trail": (*table.trail, named)[-2:],
+        }
+        return result
 
 
-def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
-    """Take back the latest event in effect; an undo naming its event (``event``: its client id) only
-    while that event is the latest in effect (else ``409 undo_not_latest``). An undo that carries an
-    ``id`` is applied once. A player (``by``) takes back only an event their own secret recorded,
-    while it is the latest in effect (else ``403 not_your_move``)."""
-    undo_id = _client_id(body, required=False)
-    named = _client_id(body, required=False, field="event")
+class Undo(_Write):
+    """The latest event in effect taken back (`undo`)."""
 
-    def earlier(connection, table: Snapshot) -> Answer | None:
-        if undo_id is None:
+    def __init__(self, table_id: int, body: dict, by: str):
+        super().__init__(table_id, body, by)
+        self.undo_id = _client_id(body, required=False)
+        self.named = _client_id(body, required=False, field="event")
+
+    def earlier(self, connection, table: Snapshot) -> Answer | None:
+        if self.undo_id is None:
             return None
-        row = connection.execute(EARLIER_UNDO, {"table_id": table.id, "undo_id": undo_id}).first()
+        row = connection.execute(EARLIER_UNDO, {"table_id": table.id, "undo_id": self.undo_id}).first()
         if row is None:
             return None
-        if named is not None and row.client_id != named:
-            raise Refused(409, "client_id_reused", id=undo_id, type="undo")
+        if self.named is not None and row.client_id != self.named:
+            raise ClientIdReused(id=self.undo_id, type="undo")
         return _answered(table, row.undone_version, row.answer)
 
-    def applied(connection, table: Snapshot) -> tuple[Answer, bool, Callable]:
-        _check_version(table, body)
+    def apply(self, connection, table: Snapshot) -> Answer:
+        self.check_version(table)
+        by, named = self.by, self.named
         if by != BY_REFEREE:
             latest = _taken_back(connection, table)[0]
             if latest["by"] != by:
-                raise Refused(403, "not_your_move", player=by, type="undo")
+                raise NotYourMove(player=by, type="undo")
         if table.undo_to is not None:  # this process's last write here was that event: no read
             last, before, latest = table.undo_to
             _check_latest(named, latest)
@@ -702,54 +726,26 @@ def undo(table_id: int, body: dict, by: str = BY_REFEREE) -> Answer:
         taken, trail = _taken_back(connection, table)
         did = _did({**taken, "by": by}, None, at, undo=True)
         result = Answer(_worded(table.game, state, version, did, trail[-1] if trail else None))
-
-        def write(connection) -> Snapshot:
-            return _move_table(
-                connection,
-                table,
-                state,
-                log_length=table.log_length,
-                in_effect=table.in_effect - 1,
-                event_row=(
-                    MARK_UNDONE,
-                    {
-                        "event_id": last,
-                        "new_undone": True,
-                        "new_undone_version": version,
-                        "new_undone_at": at,
-                        "new_undone_by": None if by == BY_REFEREE else by,
-                        "new_undo_id": undo_id,
-                    },
-                ),
-                answer=result,
-                trail=trail,
-            )
-
-        return result, True, write
-
-    return _write(table_id, _once(earlier, applied))
-
-
-def _once(earlier, applied):
-    """The job (`companion.storage.group_commit`) of a write applied once per client id: a retry gets its
-    first answer, ``earlier(connection, table)``. That lookup costs a statement, so a batch makes it
-    only for a tap the rules or the version refuse; a retry they accept again breaks the log's
-    unique client id when written, and its batch runs again job by job, ``careful``: looking first."""
-
-    def attempt(connection, table: Snapshot, careful: bool) -> tuple[Answer, bool, Callable | None]:
-        kept = earlier(connection, table) if careful else None
-        if kept is None:
-            try:
-                return applied(connection, table)
-            except (Refused, core.RuleError):
-                if table.warm:  # the process's snapshot may be behind the row: refuse only on the row
-                    return attempt(connection, _reread(connection, table.id), careful)
-                kept = None if careful else earlier(connection, table)
-                if kept is None:
-                    raise
-        return kept, False, None
-
-    return attempt
+        self.table = table
+        self.rows = {
+            "state": state,
+            "log_length": table.log_length,
+            "in_effect": table.in_effect - 1,
+            "event_row": (
+                MARK_UNDONE,
+                {
+                    "event_id": last,
+                    "new_undone": True,
+                    "new_undone_version": version,
+                    "new_undone_at": at,
+                    "new_undone_by": None if by == BY_REFEREE else by,
+                    "new_undo_id": self.undo_id,
+                },
+            ),
+            "answer": result,
+            "trail": trail,
+        }
+        return result
 
 
 class _Encoded:
@@ -763,13 +759,21 @@ class _Encoded:
 
 class Answer(dict):
     """A write's answer, and its JSON: encoded once for the log, the response and the live stream
-    (`models.dumps` stores ``json`` as it is)."""
+    (`models.dumps` stores ``json`` as it is). ``fresh``: written by this request, rather than a
+    retry answered with what its client id was first given."""
 
-    __slots__ = ("json",)
+    __slots__ = ("fresh", "json")
 
     def __init__(self, answer: dict):
         super().__init__(answer)
-        self.json = bus.serialized(answer)
+        self.json = serialized(answer)
+        self.fresh = False
+
+
+def serialized(answer: dict) -> str:
+    """An answer as the log keeps it and the stream sends it: compact JSON, ASCII only (its length is
+    its size in bytes)."""
+    return json.dumps(answer, separators=(",", ":"))
 
 
 def _answered(table: Snapshot, version: int, kept: dict | None) -> Answer:
@@ -805,7 +809,7 @@ def _taken_back(connection, table: Snapshot) -> tuple[dict, tuple]:
 def _check_latest(named: str | None, latest: str | None) -> None:
     """An undo naming its event goes only while that event is the latest in effect."""
     if named is not None and named != latest:
-        raise Refused(409, "undo_not_latest", event=named, latest=latest)
+        raise UndoNotLatest(event=named, latest=latest)
 
 
 def _state_before_last(connection, table: Snapshot, named: str | None) -> tuple[int, dict]:
@@ -834,16 +838,6 @@ def _state_before_last(connection, table: Snapshot, named: str | None) -> tuple[
         )
         return rows[0].id, core.replay(table.game, table.players, table.options, active[:-1])
     return rows[0].id, core.replay_onto(table.game, state, [row.payload for row in reversed(replayed)])
-
-
-def _check_version(table: Snapshot, body: dict) -> None:
-    if "version" not in body:
-        return
-    sent = body["version"]
-    if isinstance(sent, bool) or not isinstance(sent, int):
-        raise Refused(422, "bad_field", field="version")
-    if sent != table.version:
-        raise Refused(409, "stale_version", sent=sent, current=table.version)
 
 
 def _move_table(
@@ -937,34 +931,22 @@ def _prune_answers(connection, table_id: int, upto: int) -> None:
         _sent(connection, statement, {"row_id": table_id, "upto": upto})
 
 
-def _found_in_request(table_id: int) -> Row | None:
-    """The row this request found (`find_table`) for the table, taken out of the request's finds:
-    the write reads no row again, and changes that row's state in place."""
-    found = request.environ.get("arbitre.tables", {}) if has_request_context() else {}
-    for code, row in found.items():
-        if row is not None and row.id == table_id:
-            del found[code]
-            return row
-    return None
-
-
 def _reread(connection, table_id: int) -> Snapshot:
     columns = (TABLES.c[name] for name in SNAPSHOT)
     return Snapshot(*connection.execute(select(*columns).where(TABLES.c.id == table_id)).one())
 
 
-def _write(table_id: int, attempt) -> Answer:
-    """Run ``attempt(connection, table) -> (answer, fresh, write)`` in the next group commit
-    (`companion.storage.group_commit`): the answer once it is durable; followers are told of real writes,
-    not of a retry answered from the log. The table is the one the process kept from its last write
-    there (`companion.storage.warm`: no read), else the row this request found, else the row read now."""
+def _write(table_id: int, job: group_commit.Job, found: Row | None) -> Answer:
+    """Run ``job`` in the next group commit (`companion.storage.group_commit`): its answer once it is
+    durable. The table is the one the process kept from its last write there
+    (`companion.storage.warm`: no read), else ``found`` (the row the caller read), else the row read
+    now."""
     kept = warm.for_app(current_app)
     first = kept.take(table_id)
     if first is None:
-        found = _found_in_request(table_id)
         first = (
             Snapshot(*(getattr(found, name) for name in SNAPSHOT))
-            if found
+            if found is not None and found.id == table_id
             else _reread(db.session.connection(), table_id)
         )
     # The write commits on a connection of its own: this request's reads end here, giving their
@@ -973,7 +955,8 @@ def _write(table_id: int, attempt) -> Answer:
     if db.session.registry.has():
         db.session.rollback()
     commits = group_commit.for_app(current_app._get_current_object())
-    answer, _fresh, after = commits.run(attempt, first, _reread)
+    answer, fresh, after = commits.run(job, first)
     if after is not None:
         kept.keep(after)
+    answer.fresh = fresh
     return answer

@@ -5,9 +5,9 @@ made) and the snapshot that the last write in this process left (version, state,
 The database stays the one truth; this is only a head start. A kept snapshot can be behind the
 row (another process wrote since): the write's conditional UPDATE (``WHERE version = v``) then
 finds the row moved, writes nothing, and the write runs again on the row read afresh
-(`companion.storage.group_commit`), and a refusal worked out on a kept snapshot is worked out again on the
-row before it is answered (`store._once`). The bus tells every process of the others' writes, so
-a snapshot left behind is dropped before it costs a retry; a lost message costs that retry only.
+(`companion.storage.group_commit`), and a refusal worked out on a kept snapshot is worked out again
+on the row before it is answered. The bus tells every process of the others' writes, so a snapshot
+left behind is dropped before it costs a retry; a lost message costs that retry only.
 
 A snapshot is handed to one write at a time (`take` removes it): the write applies its event to
 the state in place, and keeps what it wrote once its commit is durable (`keep`).
@@ -89,10 +89,7 @@ class Warm:
 
 
 def for_app(app: Flask) -> Warm:
-    """The app's kept tables, made (and subscribed to the app's bus) on first use."""
+    """The app's kept tables, made on first use (the app factory subscribes them to its bus)."""
     if EXTENSION not in app.extensions:
-        from companion.live import bus
-
         app.extensions[EXTENSION] = Warm()
-        bus.for_app(app).subscribe(app.extensions[EXTENSION])
     return app.extensions[EXTENSION]

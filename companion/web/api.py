@@ -10,8 +10,17 @@ import math
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 
-from companion.storage import long_reads, store
-from companion.web import i18n, limits, story
+from companion.live import bus
+from companion.storage import store
+from companion.web import i18n, limits, long_reads, story
+from companion.web.access import (
+    bearer_secret,
+    check_own_move,
+    found_row,
+    referee_table,
+    table_or_404,
+    writer_table,
+)
 from companion.web.errors import Refused
 from companion.web.pages import view_url
 from companion.web.qr import svg
@@ -77,55 +86,6 @@ def _finite(number: str) -> float:
     return value
 
 
-def table_or_404(code: str, find=None):
-    """The table's row (or what ``find`` looks up by code instead), or 404 ``unknown_table``."""
-    table = (find or store.find_table)(code)
-    if table is None:
-        raise Refused(404, "unknown_table", code=code[:20])
-    return table
-
-
-def bearer_secret() -> str | None:
-    """The secret of ``Authorization: Bearer <secret>``, if the request carries one; the scheme's
-    case does not matter (RFC 7235 §2.1: ``bearer`` is the same)."""
-    scheme, _, secret = request.headers.get("Authorization", "").strip().partition(" ")
-    secret = secret.strip()
-    return secret if scheme.lower() == "bearer" and secret else None
-
-
-def writer_table(code: str) -> tuple[store.warm.Identity, str]:
-    """Which table, and who writes to it (`store.BY_REFEREE` or a player's id), if the request carries
-    the table's referee secret (a write reads no row to know it) or one of its players' secrets."""
-    table = table_or_404(code, store.identity)
-    secret = bearer_secret()
-    if secret is None:
-        raise Refused(401, "secret_required")
-    holder = store.secret_holder(table, secret)
-    if holder is None:
-        raise Refused(403, "wrong_secret")
-    return table, holder
-
-
-def referee_table(code: str) -> store.warm.Identity:
-    """Which table, if the request carries its referee secret; a player's secret is ``403
-    referee_only`` (it records its player's own moves, nothing else)."""
-    table, holder = writer_table(code)
-    if holder != store.BY_REFEREE:
-        raise Refused(403, "referee_only", player=holder)
-    return table
-
-
-def check_own_move(table: store.warm.Identity, player: str, event: dict) -> None:
-    """A player's secret records an event only if the game lets a player record its type and the
-    player it names as acting is the secret's (`engine.core.acting_player`); else ``403
-    not_your_move``, before the rules are asked, and nothing changes."""
-    if core.acting_player(table.game, table.options, event) != player:
-        kind = event.get("type")
-        raise Refused(
-            403, "not_your_move", player=player, type=core.short(kind) if kind is not None else None
-        )
-
-
 def described(table) -> dict:
     return {
         "code": table.code,
@@ -167,29 +127,52 @@ def get_table(code: str):
 
 @bp.post("/tables/<code>/rematch")
 def rematch_table(code: str):
-    """A finished table's next game, answered as a new table is; asked again, the same table."""
+    """A finished table's next game, answered as a new table is; asked again, the same table. The
+    old table's followers are told where it is, once, by the request that made it."""
     table = referee_table(code)
     for field in body():  # nothing to say: the old table's setup decides everything
         raise Refused(422, "unknown_field", field=core.short(field), type="rematch", allowed=[])
-    return created(*store.rematch(table.id, bearer_secret()))
+    made, secret, fresh = store.rematch(table.id, bearer_secret())
+    if fresh:
+        bus.publish_rematch(table.id, made.code)
+    return created(made, secret)
 
 
 @bp.post("/tables/<code>/events")
 def post_event(code: str):
-    table, holder = writer_table(code)
-    data = body()
-    if holder != store.BY_REFEREE:
-        check_own_move(table, holder, data)
-    limits.count_write(table.id)
-    return _written(store.append_event(table.id, data, holder), 201)
+    return write(code, store.append_event, 201)
 
 
 @bp.post("/tables/<code>/undo")
 def post_undo(code: str):
+    return write(code, store.undo, 200)
+
+
+def write(code: str, recorded, status: int) -> Response:
+    """An event or an undo (``recorded``: `store.append_event` or `store.undo`), its guards in this
+    order; each refuses with nothing changed, and the first to refuse answers."""
+    # 1. The table the URL names: 404 unknown_table (the wrong-code limit counts it).
+    # 2. The secret and its rights: 401 secret_required, 403 wrong_secret (counted by the
+    #    wrong-secret limit). Checked once per request (`access.holder`), before the body is read:
+    #    a stranger's body is never parsed.
     table, holder = writer_table(code)
+    # 3. The body: strict JSON, bounded (413 too_large, 415, 400 bad_json or too_deep).
     data = body()
+    # 4. Whose move: a player's secret records only that player's own moves (403 not_your_move);
+    #    a player's undo is checked on the log, in step 6.
+    if recorded is store.append_event and holder != store.BY_REFEREE:
+        check_own_move(table, holder, data)
+    # 5. The table's pace, whoever writes: its writes a minute (429 too_many_writes).
     limits.count_write(table.id)
-    return _written(store.undo(table.id, data, holder), 200)
+    # 6. In the group commit, on the row the commit writes to: the client id already seen (its
+    #    first answer again, or 409 client_id_reused), the version (409 stale_version), the log's
+    #    room (422 log_full), the rules (422), then the rows and the commit: durable once answered.
+    answer = recorded(table.id, data, holder, found_row(table.id))
+    # 7. Publish: every follower, in this process and the others, hears of a real write (a retry
+    #    answered from the log was told when it was first applied).
+    if answer.fresh:
+        bus.publish(table.id, answer["version"], answer, answer.json)
+    return Response(answer.json, status, mimetype="application/json")
 
 
 @bp.post("/tables/<code>/players/<player>/secret")
@@ -211,11 +194,6 @@ def take_back_player_secret(code: str, player: str):
     limits.count_write(table.id)
     store.take_back_player_secret(table, player)
     return Response(status=204)
-
-
-def _written(answer: store.Answer, status: int) -> Response:
-    """A write's answer as it was encoded once for the log and the live stream."""
-    return Response(answer.json, status, mimetype="application/json")
 
 
 @bp.get("/tables/<code>/log")

@@ -32,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, Response
 
-from companion.web.api import table_or_404
+from companion.web.access import table_or_404
 from companion.web.errors import Refused
 from companion.web.i18n import t
 from companion.web.pages import view_url

@@ -4,8 +4,10 @@ What raises what, and the status it gets (decided here, never in the engine):
 
 - the engine's `RuleError` (`InvalidEvent`: malformed, `IllegalEvent`: not allowed now): 422, but
   404 for a check the URL names that the game does not have;
-- `Refused(status, code, **params)`: what the companion refuses itself (a missing secret, a stale
-  version, an unknown table, a full server), with its own status;
+- `Refused(status, code, **params)`: what the web layer refuses itself (a missing secret, a body that
+  is not JSON, an unknown table), with its own status;
+- a `Refusal` of the layers below (`companion.storage.errors`: a stale version, a client id reused, a
+  busy table; the live streams' caps): the status `REFUSAL_STATUS` gives its kind;
 - werkzeug's `HTTPException` (no such route, wrong method, body too large, a body too slow): its status;
 - the database not answering (down, its disk full or read-only, no connection to be had: an
   ``OperationalError``, a lost connection, the pool's timeout): ``503 unavailable`` with
@@ -26,10 +28,13 @@ import threading
 import time
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
+from companion.live.streams import StreamsFull, TooManyStreams
+from companion.storage import errors as stored
+from companion.storage.errors import Refusal, unavailable
 from companion.web import i18n
 from engine.core import RuleError
 from engine.messages import refusal, text
@@ -44,6 +49,19 @@ HTTP_CODES = {
     413: "too_large",
     414: "too_long",
     431: "headers_too_large",
+}
+REFUSAL_STATUS = {
+    stored.UnknownTable: 404,
+    stored.UnknownPlayer: 404,
+    stored.BadField: 422,
+    stored.LogFull: 422,
+    stored.NotYourMove: 403,
+    stored.ClientIdReused: 409,
+    stored.StaleVersion: 409,
+    stored.UndoNotLatest: 409,
+    TooManyStreams: 429,
+    stored.Busy: 503,
+    StreamsFull: 503,
 }
 UNAVAILABLE_RETRY_AFTER = 5  # seconds a client is told to wait while the database does not answer
 OUTAGE_LOG_SECONDS = 60  # at most one line per process this often while the database does not answer
@@ -88,8 +106,9 @@ def rule_error(error: RuleError) -> Response:
     return error_response(RULE_STATUS_BY_CODE.get(error.code, RULE_STATUS), error.code, error.params)
 
 
-def refused(error: Refused) -> Response:
-    return error_response(error.status, error.code, error.params)
+def refused(error: Refused | Refusal) -> Response:
+    status = error.status if isinstance(error, Refused) else REFUSAL_STATUS[type(error)]
+    return error_response(status, error.code, error.params)
 
 
 def http_error(error: HTTPException):
@@ -145,15 +164,6 @@ class Outage:
 OUTAGE = Outage()
 
 
-def unavailable(error: Exception) -> bool:
-    """Whether ``error`` says the database is not answering (rather than a bug in a statement): it is
-    down or unreachable, its disk is full or read-only, a lock outlasted its timeout, or the pool
-    had no connection to give."""
-    if isinstance(error, (OperationalError, PoolTimeout)):
-        return True
-    return isinstance(error, DBAPIError) and error.connection_invalidated
-
-
 def database_error(error: Exception):
     if not unavailable(error):
         return unexpected(error)
@@ -176,6 +186,7 @@ def register(app: Flask) -> None:
     """The handlers for the whole app; a blueprint adds none of its own."""
     app.register_error_handler(RuleError, rule_error)
     app.register_error_handler(Refused, refused)
+    app.register_error_handler(Refusal, refused)
     app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(DBAPIError, database_error)
     app.register_error_handler(PoolTimeout, database_error)

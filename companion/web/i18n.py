@@ -46,7 +46,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, g, request, url_for
+from flask import Blueprint, Response, abort, current_app, g, request, url_for
 
 from companion.web.view_codes import view_codes
 from engine.core import GAME_MODULES
@@ -70,6 +70,7 @@ PARTS = (SHELL, *GAME_MODULES, *(f"{game}.{page}" for game in GAME_MODULES for p
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 bp = Blueprint("i18n", __name__)
+APP_VERSION = "arbitre.app_version"  # the app's version, a function the installable app registers
 
 
 @cache
@@ -142,9 +143,9 @@ def part(lang: str, name: str) -> dict[str, str]:
 
 
 def _version() -> str:
-    from companion.pwa.offline import app_version  # the app's version hashes this folder too
-
-    return app_version()
+    # The app's version (`companion.pwa.offline.app_version`, which hashes this folder too), as the
+    # installable app registers it: the languages do not import the layer above them.
+    return current_app.extensions[APP_VERSION]()
 
 
 def catalogue_url(name: str = SHELL, lang: str | None = None) -> str:

@@ -46,7 +46,7 @@ sends with the table's secret counts, and past the limit the write is ``429 too_
 the minute ends. A table grows as fast as people play, never at a machine's speed (its length is
 bounded too: ``EVENTS_PER_TABLE``, in `companion.storage.store`). Not in the database: a write there would
 double a tap's cost. The counts are fixed windows in this process (`LocalWindows`), or in memory
-the production server's workers share (`companion.server.SharedWindows`).
+the production server's workers share (`companion.live.counters.SharedWindows`).
 """
 
 from __future__ import annotations
@@ -64,9 +64,8 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 
-from companion.storage import store
 from companion.storage.models import db
-from companion.web import api  # api imports this module too: its names are read at call time
+from companion.web import access
 from companion.web.errors import Refused, error_response, sentences_response
 
 EXTENSION = "arbitre.limiter"
@@ -194,11 +193,7 @@ def _not_about_codes() -> bool:
     code = (request.view_args or {}).get("code")
     if code is None:
         return True
-    secret = api.bearer_secret()
-    if secret is None:
-        return False
-    table = store.identity(code)
-    return table is not None and store.secret_holder(table, secret) is not None
+    return access.bearer_secret() is not None and access.holder(code) is not None
 
 
 def _not_found(response: Response) -> bool:
@@ -255,7 +250,7 @@ def rate_limited(error: RateLimitExceeded) -> Response:
 def _secret_failures(response: Response) -> Response:
     """Counts a refused secret; past the limit, the refusal becomes a 429. Right secrets pass."""
     extension = limiter(current_app)
-    if response.status_code not in SECRET_FAILURES or not extension.enabled or store.right_secret_sent():
+    if response.status_code not in SECRET_FAILURES or not extension.enabled or access.right_secret_sent():
         # A right secret refused what it may not do (a player's ``not_your_move``) guessed nothing.
         return response
     item = parse(current_app.config["RATELIMIT_WRONG_SECRET"])
@@ -287,7 +282,7 @@ def _after(response: Response) -> Response:
 
 class LocalWindows:
     """Hits per key in the current window of time, in this process; the production server shares
-    its counts between its workers instead (`companion.server.SharedWindows`, the same ``hit``)."""
+    its counts between its workers instead (`companion.live.counters.SharedWindows`, the same ``hit``)."""
 
     KEYS_KEPT = 4096  # past this, keys of past windows are forgotten
 

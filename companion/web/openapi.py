@@ -1,11 +1,13 @@
 """The API's OpenAPI 3.1 description, served at ``GET /api/openapi.json``.
 
-Written by hand here as a plain dict (no generator): every ``/api/`` route of `companion.web.api` (the
-story's among them: the history in words, the timeline, export and import),
-`companion.live.streams` (the stream) and `companion.web.calendar` (the rendez-vous file), their
-request bodies (a table per game, an event per type with its fields, undo, checks), the referee's ``Bearer``
-secret, every status each route answers with the one error shape of `companion.web.errors`, and the
-success shapes down to the envelope every game's ``state`` shares (and each game's own fields).
+A plain dict (no generator): every ``/api/`` route of `companion.web.api` (the story's among them:
+the history in words, the timeline, export and import), `companion.live.streams` (the stream) and
+`companion.web.calendar` (the rendez-vous file), their request bodies (a table per game, an event per
+type with its fields, undo, checks), the referee's ``Bearer`` secret, every status each route
+answers with the one error shape of `companion.web.errors`, and the success shapes down to the
+envelope every game's ``state`` shares (and each game's own fields). What each game declares about
+its input is not written here but read from its specs (`engine.specs`): a new table's players and
+options and each event's fields, their types, bounds, defaults and descriptions (`spec_schema`).
 
 ``tests/test_openapi.py`` keeps it honest: it checks the events here against the engine's
 ``EVENTS`` and ``FIELDS``, the routes against the app's, and runs schemathesis against the app in
@@ -18,9 +20,13 @@ from functools import cache
 
 from flask import Blueprint, jsonify
 
+from engine import core
+from engine.specs import PLAYERS, Field
+
 bp = Blueprint("openapi", __name__)
 
-GAMES = ("morto", "existentiel", "gjdlv")
+GAMES = tuple(core.GAME_MODULES)
+PLAYER_PATTERN = "^p[1-9][0-9]*$"
 JSON = "application/json"
 
 
@@ -57,72 +63,74 @@ def integer(low: int | None = None, high: int | None = None, **more) -> dict:
 
 STRING = {"type": "string"}
 VISIBLE = "every character visible, as a name's (422 `hidden_character`)"
-TITLE = {"type": "string", "minLength": 1, "maxLength": 80, "description": f"1 to 80 characters, {VISIBLE}."}
 MOMENT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$"
 BOOLEAN = {"type": "boolean"}
 PLAYER = ref("PlayerId")
 CODE_MESSAGE = obj({"code": STRING, "params": {"type": "object"}}, ["code", "params"], closed=False)
 
 
-# --- events: one schema per type, with its fields (the engine's FIELDS) -----------------------------------
+# --- per game: a new table's players and options, each event's fields, from the game's specs ------------
 
-EVENT_FIELDS: dict[str, dict[str, tuple[dict, tuple[str, ...]]]] = {
-    # game -> type -> (its fields, those required besides ``id`` and ``type``)
-    "morto": {
-        "touched_early": ({"player": PLAYER}, ("player",)),
-        "spoke_to_dead": ({"living": PLAYER, "dead": PLAYER}, ("living", "dead")),
-        # One of the two (ONE_OF): every card, or the quick reveal's players with the lowest card.
-        "reveal": ({"cards": ref("MortoCards"), "lowest": ref("MortoLowest")}, ()),
-    },
-    "existentiel": {
-        "add_player": ({"name": ref("Name"), "birth_month": integer(1, 12)}, ("name", "birth_month")),
-        "roll": ({"player": PLAYER, "die": integer(1, 6)}, ("player", "die")),
-        "accept": ({"player": PLAYER}, ("player",)),
-        "refuse": ({"player": PLAYER}, ("player",)),
-        "schedule": (
-            {
-                "at": ref("Rendezvous"),
-                "place": nullable({"type": "string", "maxLength": 120, "description": f"{VISIBLE}."}),
-            },
-            ("at",),
-        ),
-        "validate": ({"player": PLAYER, "success": BOOLEAN}, ("player", "success")),
-        "set_title": ({"adventure": integer(1, 29), "title": TITLE}, ("adventure", "title")),
-    },
-    "gjdlv": {
-        "newborn": ({"player": PLAYER, "gf": ref("Card"), "gm": ref("Card")}, ("player", "gf", "gm")),
-        "abortion": ({"player": PLAYER}, ("player",)),
-        "steal_newborn": ({"player": PLAYER, "from": PLAYER}, ("player", "from")),
-        "close_round": ({}, ()),
-        # A round played through (option mode "tracker"): docs/API.md.
-        "deal": ({"mouchoir": array(ref("Card"), maxItems=26)}, ("mouchoir",)),
-        "birth": ({"player": PLAYER, "held": nullable(ref("Card"))}, ("player",)),
-        "ovulate": ({"player": PLAYER, "gf": ref("Card")}, ("player", "gf")),
-        "fecundate": ({"player": PLAYER, "gm": ref("Card")}, ("player", "gm")),
-        "surrogate": ({"player": PLAYER, "from": PLAYER, "gm": ref("Card")}, ("player", "from", "gm")),
-        "hold": ({"player": PLAYER}, ("player",)),
-        "pass": ({"player": PLAYER}, ("player",)),
-        "ejaculate": (
-            {
-                "gms": {
-                    "type": "object",
-                    "maxProperties": 6,
-                    "additionalProperties": ref("Card"),
-                    "description": "player id -> the GM each player holding back ejaculates",
-                }
-            },
-            ("gms",),
-        ),
-        "contest_answer": ({"player": PLAYER, "gm": nullable(ref("Card"))}, ("player",)),
-        "abort": ({"player": PLAYER, "gm": ref("Card")}, ("player", "gm")),
-        "cancel": ({"player": PLAYER, "card": ref("Card")}, ("player", "card")),
-        "remove_embryo": ({"player": PLAYER, "from": PLAYER}, ("player", "from")),
-    },
-}
-
-
+TITLES = {"morto": "Il Morto", "existentiel": "Le jeu existentiel", "gjdlv": "Le Grand Jeu de la Vie"}
+SHARED = {"player": "PlayerId", "card": "Card", "name": "Name"}  # types with a component of their own
+RENDEZVOUS = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?$"
 # Events that carry exactly one of these fields (the others of their type besides).
 ONE_OF: dict[tuple[str, str], tuple[str, ...]] = {("morto", "reveal"): ("cards", "lowest")}
+
+
+def spec_schema(spec: Field, module) -> dict:
+    """The JSON schema of an option or a field as its game declares it (`engine.specs`), its
+    description the spec's ``doc`` and what the type adds (a seat index, visible characters)."""
+    high = module.MAX_PLAYERS if spec.high == PLAYERS else spec.high
+    said = [spec.doc] if spec.doc else []
+    if spec.type in SHARED:
+        schema = ref(SHARED[spec.type])
+    elif spec.type == "int":
+        schema = integer(spec.low, high)
+    elif spec.type == "bool":
+        schema = dict(BOOLEAN)
+    elif spec.type == "seat":
+        schema = integer(0, module.MAX_PLAYERS - 1)
+        said.append("a seat index, below the number of players")
+    elif spec.type == "choice":
+        schema = {"enum": list(spec.choices)}
+    elif spec.type == "text":
+        schema = {"type": "string", **bounded("Length", spec.low, high)}
+        said.append(VISIBLE)
+    elif spec.type == "rendezvous":
+        schema = {"type": "string", "pattern": RENDEZVOUS, "examples": ["2031-03-07T19:30"]}
+        said.append(f"years {spec.low}–{high}")
+    elif spec.type == "list":
+        schema = array(spec_schema(spec.items, module), **bounded("Items", spec.low, high))
+        if spec.unique:
+            schema["uniqueItems"] = True
+    else:  # a map, keyed by player id
+        schema = {
+            "type": "object",
+            "propertyNames": {"pattern": PLAYER_PATTERN},
+            "additionalProperties": spec_schema(spec.items, module),
+            **bounded("Properties", spec.low, high),
+        }
+    if spec.nullable:
+        schema = nullable(schema)
+    if said:
+        text = "; ".join(said)
+        schema["description"] = text[0].upper() + text[1:] + "."
+    return schema
+
+
+def bounded(what: str, low: int | None, high: int | None) -> dict:
+    """``minLength``/``maxLength`` (``minItems``…) for the bounds a spec gives."""
+    bounds = {f"min{what}": low, f"max{what}": high}
+    return {key: value for key, value in bounds.items() if value is not None}
+
+
+def properties(declared: dict[str, Field], module) -> dict:
+    return {name: spec_schema(spec, module) for name, spec in declared.items()}
+
+
+def required(declared: dict[str, Field]) -> list[str]:
+    return [name for name, spec in declared.items() if spec.required]
 
 
 def event_schema_name(game: str, kind: str) -> str:
@@ -131,12 +139,18 @@ def event_schema_name(game: str, kind: str) -> str:
 
 def event_schemas() -> dict:
     schemas = {}
-    for game, kinds in EVENT_FIELDS.items():
-        for kind, (fields, required) in kinds.items():
+    for game in GAMES:
+        module = core.game(game)
+        for kind, fields in module.FIELDS.items():
             either = ONE_OF.get((game, kind))
             schemas[event_schema_name(game, kind)] = obj(
-                {"id": ref("ClientId"), "version": ref("Version"), "type": {"const": kind}, **fields},
-                ["id", "type", *required],
+                {
+                    "id": ref("ClientId"),
+                    "version": ref("Version"),
+                    "type": {"const": kind},
+                    **properties(fields, module),
+                },
+                ["id", "type", *required(fields)],
                 title=f"{game}: {kind}",
                 **({"oneOf": [{"required": [name]} for name in either]} if either else {}),
             )
@@ -144,74 +158,42 @@ def event_schemas() -> dict:
 
 
 def event_union() -> dict:
-    names = [event_schema_name(game, kind) for game, kinds in EVENT_FIELDS.items() for kind in kinds]
-    mapping = {
-        kind: f"#/components/schemas/{event_schema_name(game, kind)}"
-        for game, kinds in EVENT_FIELDS.items()
-        for kind in kinds
-    }
+    kinds = [(game, kind) for game in GAMES for kind in core.game(game).FIELDS]
     return {
         "description": "An event of the table's game; every field not listed for its type is refused "
         "(422 `unknown_field`). `id` makes a retry harmless; `version`, when sent, must be "
         "the table's (else 409).",
-        "oneOf": [ref(name) for name in names],
-        "discriminator": {"propertyName": "type", "mapping": mapping},
+        "oneOf": [ref(event_schema_name(game, kind)) for game, kind in kinds],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {
+                kind: f"#/components/schemas/{event_schema_name(game, kind)}" for game, kind in kinds
+            },
+        },
     }
-
-
-# --- tables ----------------------------------------------------------------------------------------------
 
 
 def new_table_schemas() -> dict:
-    named = {"oneOf": [ref("Name"), obj({"name": ref("Name")}, ["name"])]}  # no other field (unknown_field)
-    return {
-        "NewTable_morto": obj(
+    """``NewTable_<game>``: its players, an object each with the game's fields (a plain name where a
+    name is all an entry needs), as many as the game seats, and its options."""
+    schemas = {}
+    for game in GAMES:
+        module = core.game(game)
+        fields = module.PLAYER_FIELDS
+        entry = obj(properties(fields, module), required(fields))  # no other field (unknown_field)
+        if required(fields) == ["name"]:
+            entry = {"oneOf": [ref("Name"), entry]}
+        schemas[f"NewTable_{game}"] = obj(
             {
-                "game": {"const": "morto"},
-                "players": array(named, minItems=3, maxItems=20),
-                "options": obj(
-                    {"lives": integer(1, 9), "dealer": integer(0, 19, description="a seat index")}
-                ),
+                "game": {"const": game},
+                "players": array(entry, minItems=module.MIN_PLAYERS, maxItems=module.MAX_PLAYERS),
+                "options": obj(properties(module.OPTIONS, module)),
             },
             ["game", "players"],
             closed=False,
-            title="Il Morto",
-        ),
-        "NewTable_existentiel": obj(
-            {
-                "game": {"const": "existentiel"},
-                "players": array(
-                    obj({"name": ref("Name"), "birth_month": integer(1, 12)}, ["name", "birth_month"]),
-                    minItems=1,
-                    maxItems=30,
-                ),
-                "options": obj({"titles": array(TITLE, minItems=29, maxItems=29)}),
-            },
-            ["game", "players"],
-            closed=False,
-            title="Le jeu existentiel",
-        ),
-        "NewTable_gjdlv": obj(
-            {
-                "game": {"const": "gjdlv"},
-                "players": array(named, minItems=2, maxItems=6),
-                "options": obj(
-                    {
-                        "rules": {"enum": ["simples", "abondantes"]},
-                        "rounds": {"enum": [9, 5]},
-                        "first_player": integer(0, 5, description="a seat index"),
-                        "mode": {
-                            "enum": ["sheet", "tracker"],
-                            "description": "the score sheet, or each round played through",
-                        },
-                    }
-                ),
-            },
-            ["game", "players"],
-            closed=False,
-            title="Le Grand Jeu de la Vie",
-        ),
-    }
+            title=TITLES[game],
+        )
+    return schemas
 
 
 # --- states: the envelope every game shares, then each game's own fields ----------------------------------
@@ -507,7 +489,7 @@ def schemas() -> dict:
     return {
         "PlayerId": {
             "type": "string",
-            "pattern": "^p[1-9][0-9]*$",
+            "pattern": PLAYER_PATTERN,
             "examples": ["p1", "p2"],
             "description": "A player's id: `p1`, `p2`… in seating order; ids never change.",
         },
@@ -533,25 +515,6 @@ def schemas() -> dict:
             "examples": ["AS", "10H", "QD"],
             "description": "Rank then suit; case, `1` for the Ace and the suit symbols are accepted and "
             "normalised.",
-        },
-        "MortoCards": {
-            "type": "object",
-            "propertyNames": {"pattern": "^p[1-9][0-9]*$"},
-            "additionalProperties": integer(1, 10),
-            "description": "`{player id: rank}`, 1 Asso … 7, 8 Fante, 9 Cavallo, 10 Re.",
-        },
-        "MortoLowest": array(
-            PLAYER,
-            minItems=1,
-            maxItems=4,
-            uniqueItems=True,
-            description="The quick reveal: who holds the lowest card (1 to 4 players of `play_order`).",
-        ),
-        "Rendezvous": {
-            "type": "string",
-            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?$",
-            "examples": ["2031-03-07T19:30"],
-            "description": "Local wall-clock time, years 2000–2100.",
         },
         "Moment": {
             "type": "string",
@@ -741,10 +704,10 @@ def schemas() -> dict:
         ),
         "CheckParams": obj(
             {
-                "cards": ref("MortoCards"),
+                "cards": spec_schema(core.game("morto").FIELDS["reveal"]["cards"], core.game("morto")),
                 "face_up": {"type": "object", "additionalProperties": {"enum": [9, 10]}},
                 "player": PLAYER,
-                "die": integer(1, 6),
+                "die": spec_schema(core.game("existentiel").FIELDS["roll"]["die"], core.game("existentiel")),
                 "gf": ref("Card"),
                 "gm": ref("Card"),
                 "new_gm": ref("Card"),
@@ -840,7 +803,7 @@ def schemas() -> dict:
                             "label": CODE_MESSAGE,
                             "scores": {
                                 "type": "object",
-                                "propertyNames": {"pattern": "^p[1-9][0-9]*$"},
+                                "propertyNames": {"pattern": PLAYER_PATTERN},
                                 "additionalProperties": {"type": "integer"},
                             },
                         },

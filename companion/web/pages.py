@@ -65,10 +65,21 @@ def home():
 
 @bp.get("/new/<game>")
 def new_table(game: str):
-    """A game's new-table form, its rows and bounds as the engine declares the game's table."""
+    """A game's new-table form, its rows and bounds as the engine declares the game's table: its
+    seats, a player's entry (``fields``) and the options' bounds, choices and defaults (``options``),
+    from the game's specs (`engine.specs`)."""
     if game not in GAME_MODULES:
         abort(404)
-    return render_template(f"new_{game}.html", game=game, game_name=game_name(game), seats=seats(game))
+    module = engine_core.game(game)
+    return render_template(
+        f"new_{game}.html",
+        game=game,
+        game_name=game_name(game),
+        seats=seats(game),
+        name_max=engine_core.NAME_MAX,
+        fields=module.PLAYER_FIELDS,
+        options=module.OPTIONS,
+    )
 
 
 def _table_page(template: str, endpoint: str, code: str, **extra):

@@ -1,6 +1,7 @@
 // The new-table form of every game: the players in seating order, then the game's options, then off
 // to the referee page. Set up in seconds: as many rows as the game's usual table (the engine's
-// numbers, which the page gives: data-min, data-max, data-seats), Enter going to the next row and
+// numbers, which the page gives: data-min, data-max, data-seats, and a player's entry: data-name-max,
+// data-months where the game asks each player's birth month), Enter going to the next row and
 // adding one at the end (it never sends the form), the players of this phone's recent tables in one
 // tap ("the same as last time"), rows moved up and down to match the seats. A problem is said once the
 // form is sent and goes away as soon as it is fixed; the server's refusals (a name taken twice, too
@@ -16,7 +17,9 @@ const seats = { min: Number(form.dataset.min), max: Number(form.dataset.max), us
 const names = document.getElementById("names");
 const addButton = document.getElementById("add-name");
 const errorBox = document.getElementById("form-error");
-const withMonth = game === "existentiel";
+const nameMax = Number(form.dataset.nameMax);
+const months = Number(form.dataset.months ?? 0);
+const withMonth = months > 0;
 
 await loadCatalogue();
 
@@ -29,11 +32,11 @@ const monthOf = (li) => li.querySelector("select[name=birth_month]");
 function monthSelect(month) {
   return h("select", { name: "birth_month", required: true },
     h("option", { value: "" }, t("ui.shell.month_choose")),
-    Array.from({ length: 12 }, (_, i) => h("option", { value: i + 1, selected: month === i + 1 }, t(`ui.shell.month.${i + 1}`))));
+    Array.from({ length: months }, (_, i) => h("option", { value: i + 1, selected: month === i + 1 }, t(`ui.shell.month.${i + 1}`))));
 }
 
 function addRow({ name = "", birth_month: month = null } = {}) {
-  const input = h("input", { name: "name", value: name, maxlength: 40, enterkeyhint: "next", autocapitalize: "words" });
+  const input = h("input", { name: "name", value: name, maxlength: nameMax, enterkeyhint: "next", autocapitalize: "words" });
   const li = h("li", { class: "seat" }, input, withMonth ? monthSelect(month) : null,
     h("span", { class: "seat-tools" },
       h("button", { type: "button", class: "secondary", "data-move": "up", onclick: () => move(li, -1) }, "↑"),
