@@ -76,7 +76,19 @@ def create_app(test_config: dict | None = None) -> Flask:
     from companion.live import bus, streams
     from companion.pwa import offline
     from companion.storage import warm
-    from companion.web import api, calendar, errors, headers, i18n, limits, openapi, pages, rules, story
+    from companion.web import (
+        api,
+        calendar,
+        errors,
+        headers,
+        i18n,
+        limits,
+        openapi,
+        pages,
+        rules,
+        story,
+        timing,
+    )
 
     app.register_blueprint(api.bp)
     app.register_blueprint(calendar.bp)
@@ -89,6 +101,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     errors.register(app)
     i18n.register(app)
     headers.register(app)
+    timing.install(app)
     offline.install(app)  # Flask-Compress on text answers; versioned static URLs in templates
     limits.install(app)
     # A table a process keeps for its next write is dropped when another process writes to it.

@@ -40,7 +40,7 @@ def _write_until_answered(app, table_id: int, body: dict) -> tuple[int, dict]:
                     return 201, result
                 except Refusal as error:
                     if error.code != "busy":
-                        return REFUSAL_STATUS[type(error)], {"code": error.code, "params": error.params}
+                        return REFUSAL_STATUS[error.code], {"code": error.code, "params": error.params}
                     time.sleep(0.005)
                 except core.RuleError as error:
                     return 422, {"code": error.code}
