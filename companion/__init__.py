@@ -74,7 +74,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "storage" / "migrations"))
 
     from companion.live import bus, streams
-    from companion.pwa import offline
+    from companion.pwa import assets, offline
     from companion.storage import warm
     from companion.web import (
         api,
@@ -93,6 +93,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(calendar.bp)
     app.register_blueprint(offline.bp)
+    app.register_blueprint(assets.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(openapi.bp)
