@@ -3,6 +3,7 @@
 // supports without "type": "module" in package.json.
 const js = require("@eslint/js");
 const globals = require("globals");
+const importX = require("eslint-plugin-import-x");
 
 module.exports = [
   {
@@ -18,6 +19,13 @@ module.exports = [
       sourceType: "module",
       globals: globals.browser,
     },
+    // No import circle between the pages' modules (issue 30): a module that needs another's pieces
+    // imports them from a third that both share. A dynamic `import("./x.js")` counts as an edge too:
+    // a module loaded on demand is still a module whose pieces must come from below it.
+    plugins: { "import-x": importX },
+    settings: { "import-x/resolver-next": [importX.createNodeResolver()] },
+    // `named`: a piece moved to another module is imported from where it now is.
+    rules: { "import-x/no-cycle": "error", "import-x/named": "error" },
   },
   {
     files: ["static/js/engine-worker.js"],

@@ -110,7 +110,7 @@ def main() -> None:
     args = parser.parse_args()
     env, cluster = {}, None
     if args.postgres:
-        from tests.postgres import PostgresCluster, postgres_bindir
+        from tests.support.postgres import PostgresCluster, postgres_bindir
 
         cluster = PostgresCluster(postgres_bindir(), fsync=True)
         cluster.start()

@@ -1,26 +1,25 @@
 """Shared by the benchmarks: a real `companion serve` on a free port, the app in process on a fresh
-database, and Debian's Chromium."""
+database, and Debian's Chromium. The server, its HTTP client and its free port are the tests' own
+(`tests.support`)."""
 
 from __future__ import annotations
 
 import contextlib
-import http.client
-import json
 import os
 import resource
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # a benchmark runs as `python bench/x.py`: only bench/ is on the path
+    sys.path.insert(0, str(ROOT))
+
+from tests.support import http  # noqa: E402
+from tests.support.server import Server  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -35,12 +34,6 @@ CHROMIUM_ARGS = [
 # The limits a table's players never meet, raised: a benchmark writes at a machine's speed on purpose
 # (companion/web/long_reads.py says why a server bounds a table's length and its writes a minute).
 MACHINE_SPEED = {"ARBITRE_TABLE_WRITES_PER_MINUTE": "1000000000", "ARBITRE_EVENTS_PER_TABLE": "1000000000"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -63,54 +56,27 @@ def serving(
     ``log_copy``: where to copy the server's whole log at the end. ``open_files``: the server's limit
     on open files (soft and hard: ``serve`` raises the soft one to the hard one), which sets how many
     connections each of its workers holds."""
-    port = free_port()
     with contextlib.ExitStack() as stack:
         if instance is None:
             instance = stack.enter_context(tempfile.TemporaryDirectory())
         environ = {**os.environ, "ARBITRE_INSTANCE": instance, **MACHINE_SPEED, **(env or {})}
-        if floor:
-            command = [sys.executable, str(ROOT / "bench" / "floor_server.py")]
-        else:
-            command = [str(Path(sys.executable).with_name("companion")), "serve"]
-        command += ["--host", "127.0.0.1", "--port", str(port)]
-        if workers:
-            command += ["--workers", str(workers)]
-        log_path = Path(instance) / "serve.log"
-        log = stack.enter_context(open(log_path, "wb"))  # noqa: SIM115 - closed by the stack
         limit = (
             None
             if open_files is None
             else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files,) * 2))
         )
-        process = subprocess.Popen(
-            command, env=environ, stdout=log, stderr=subprocess.STDOUT, preexec_fn=limit
-        )
-        base = f"http://127.0.0.1:{port}"
+        program = [sys.executable, str(ROOT / "bench" / "floor_server.py")] if floor else None
+        log_path = Path(instance) / "serve.log"
+        log_path.unlink(missing_ok=True)  # this run's log only
+        served = Server(environ, log_path, workers=workers, program=program, preexec_fn=limit)
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(base + "/api/tables/ZZZZZZ", timeout=1)
-                except urllib.error.HTTPError:
-                    break
-                except OSError:
-                    if time.monotonic() > deadline or process.poll() is not None:
-                        raise RuntimeError(
-                            "the server did not start:\n" + log_path.read_text(errors="replace")[-3000:]
-                        ) from None
-                    time.sleep(0.2)
-            yield base, process
+            served.started()
+            yield served.base, served.process
         finally:
-            process.terminate()
-            process.wait(30)
-            log.close()
+            served.stop()
             if log_copy:
                 shutil.copyfile(log_path, log_copy)
-            errors = [
-                line
-                for line in log_path.read_text(errors="replace").splitlines()
-                if "ERROR" in line or "Traceback" in line
-            ]
+            errors = served.errors()
             if errors:
                 print("server errors:\n  " + "\n  ".join(errors[:20]))
 
@@ -143,42 +109,21 @@ def fresh_app():
 
 
 def call(base: str, path: str, body=None, secret: str | None = None, method: str | None = None):
-    headers = {"Content-Type": "application/json"}
-    if secret:
-        headers["Authorization"] = f"Bearer {secret}"
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)
+    """The JSON answer of a request that must succeed (`tests.support.http.api`)."""
+    return http.api(base, path, body, secret, method, timeout=30)
 
 
-class Client:
+class Client(http.Client):
     """One kept-alive connection to the server; ``send`` answers (status, milliseconds, raw body)."""
 
     def __init__(self, base: str, timeout: float = 120):
-        self.host, self.timeout = urllib.parse.urlsplit(base), timeout
-        self.connection = self._connect()
-
-    def _connect(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection(self.host.hostname, self.host.port, timeout=self.timeout)
+        super().__init__(base, timeout=timeout)
 
     def send(
         self, method: str, path: str, body=None, secret: str | None = None, headers: dict | None = None
     ) -> tuple[int, float, bytes]:
-        headers = {**({"Content-Type": "application/json"} if body is not None else {}), **(headers or {})}
-        if secret:
-            headers["Authorization"] = f"Bearer {secret}"
-        data = json.dumps(body).encode() if body is not None else None
-        start = time.perf_counter()
-        try:
-            self.connection.request(method, path, data, headers)
-            response = self.connection.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException):
-            self.connection.close()
-            self.connection = self._connect()
-            raise
-        return response.status, (time.perf_counter() - start) * 1e3, raw
+        answer = self.request(method, path, body, secret=secret, headers=headers)
+        return answer.status, answer.ms, answer.body
 
 
 def load_average() -> str:

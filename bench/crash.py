@@ -40,14 +40,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import http.client
 import json
 import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -64,7 +60,10 @@ if str(ROOT) not in sys.path:
 from bench.common import MACHINE_SPEED  # noqa: E402
 from companion.server import default_workers  # noqa: E402
 from engine import core  # noqa: E402
-from tests.postgres import PostgresCluster, free_port, postgres_bindir  # noqa: E402
+from tests.support.http import Client, InDoubt  # noqa: E402
+from tests.support.ports import steady_port  # noqa: E402
+from tests.support.postgres import PostgresCluster, postgres_bindir  # noqa: E402
+from tests.support.server import Server  # noqa: E402
 
 HOST = "127.0.0.1"
 PLAYERS = [f"Joueur·euse {i}" for i in range(1, 13)]
@@ -79,7 +78,6 @@ TAP_SECONDS = 120.0  # one tap retried this long at most: a server that never co
 TAP_ATTEMPTS = 20_000
 RETRY_PAUSE_MAX = 0.05  # between two attempts of a tap: 5, 10, 20, then 50 ms
 COME_BACK_SECONDS = 60.0  # a restarted server that acknowledges nothing for this long fails the run
-START_SECONDS = 60.0
 LATE_RETRIES = 10  # per table, at the end: old acknowledged taps sent again, answered as the first time
 MAX_TAPS = 1_000_000  # per referee; the run ends long before, when the kills are done
 
@@ -88,151 +86,15 @@ class Unanswered(Exception):
     """A tap (or a read) that got no answer in ``TAP_SECONDS``."""
 
 
-class InDoubt(OSError):
-    """The request was sent whole, then the connection broke before the answer: it may have been
-    applied or not (only a retry of the same id can tell)."""
-
-
 # --- the server ----------------------------------------------------------------------------------
 
 
-def companion_command() -> list[str]:
-    script = Path(sys.executable).with_name("companion")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "from companion.cli import main; main()"]
-
-
-def steady_port() -> int:
-    """A free port below the ephemeral range, as a server's own port is: the server comes back on the
-    same one, and a client connecting in a loop meanwhile (from ephemeral ports) can never occupy it
-    (a loopback connect to a port nobody listens on may connect to itself)."""
-    try:
-        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return free_port()
-    chooser = random.Random(os.urandom(8))
-    for _ in range(200):
-        port = chooser.randrange(10_000, low)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            try:
-                probe.bind((HOST, port))
-            except OSError:
-                continue
-            return port
-    return free_port()
-
-
-def _stat(path: str) -> list[str]:
-    """The fields of a /proc ``stat`` file after the command name: state, ppid, pgid, …"""
-    return Path(path).read_text().rsplit(")", 1)[1].split()
-
-
-def group_members(pgid: int) -> list[tuple[int, bool]]:
-    """(pid, whether it is gone but for its exit status) of every process in the group ``pgid``.
-
-    A killed multi-threaded process shows its main thread as a zombie while its other threads may
-    still be exiting (one may be finishing an fsync), with its files, the listening socket among
-    them, still open: it is gone only once every thread is a zombie."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            if int(_stat(f"/proc/{entry}/stat")[2]) != pgid:
-                continue
-            tasks = os.listdir(f"/proc/{entry}/task")
-        except (OSError, IndexError, ValueError):
-            continue  # not a process of the group, or reaped meanwhile
-        states = []
-        for task in tasks:
-            with contextlib.suppress(OSError, IndexError):  # a thread that ended meanwhile
-                states.append(_stat(f"/proc/{entry}/task/{task}/stat")[0])
-        members.append((int(entry), all(state in "ZX" for state in states)))
-    return members
-
-
-class Server:
-    """``companion serve`` on a port that stays the same across restarts, in a session of its own: its
-    process group is the gunicorn master and all its workers, killed together."""
-
-    def __init__(self, env: dict, log: Path, workers: int | None = None):
-        self.env = {**MACHINE_SPEED, **env}
-        self.log = log
-        self.workers = workers
-        self.port = steady_port()
-        self.process: subprocess.Popen | None = None
-        self.starts = 0
-
-    def start(self) -> None:
-        command = [*companion_command(), "serve", "--host", HOST, "--port", str(self.port)]
-        if self.workers:
-            command += ["--workers", str(self.workers)]
-        with open(self.log, "ab") as out:
-            self.process = subprocess.Popen(
-                command, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        self.starts += 1
-
-    def wait_ready(self) -> None:
-        """Until the server answers anything (``/``: a page that names no table, so no rate limit counts)."""
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"companion serve exited with {self.process.returncode}:\n{self.tail()}")
-            connection = http.client.HTTPConnection(HOST, self.port, timeout=REQUEST_TIMEOUT)
-            try:
-                connection.request("GET", "/")
-                connection.getresponse().read()
-                return
-            except (OSError, http.client.HTTPException):
-                pass
-            finally:
-                connection.close()
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"companion serve never answered:\n{self.tail()}")
-            time.sleep(0.1)
-
-    def tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-    def kill(self) -> None:
-        """SIGKILL to the master and every worker at once; returns once none of them runs."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=30)
-        self._reap()
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-        self._reap()
-
-    def _reap(self) -> None:
-        """Wait (10 s at most) until no process of the group runs; reap the workers left to us."""
-        deadline = time.monotonic() + 10
-        while True:
-            running = []
-            for pid, gone in group_members(self.process.pid):
-                if gone:
-                    with contextlib.suppress(ChildProcessError):  # else reaped by whoever is its parent
-                        os.waitpid(pid, os.WNOHANG)
-                else:
-                    running.append(pid)
-            if not running:
-                return
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"server processes {running} still run after the kill")
-            time.sleep(0.01)
+def restartable_server(env: dict, log: Path, workers: int | None = None) -> Server:
+    """``companion serve`` (`tests.support.server`, in a process group of its own: a kill takes the
+    gunicorn master and every worker) on a port that stays the same across restarts, a table's
+    limits raised; ready once it answers anything (``/``: a page that names no table, so no rate
+    limit counts however often a restart is waited for)."""
+    return Server({**MACHINE_SPEED, **env}, log, workers=workers, port=steady_port(HOST), ready_path="/")
 
 
 def become_subreaper() -> None:
@@ -247,44 +109,20 @@ def become_subreaper() -> None:
 # --- HTTP ----------------------------------------------------------------------------------------
 
 
-class Connection:
-    """One kept-alive HTTP connection, made again after any error. ``call`` raises OSError when no
-    HTTP answer came (refused, reset, timed out, cut short): `InDoubt` if the request had gone out."""
+class Connection(Client):
+    """One kept-alive HTTP connection (`tests.support.http.Client`), made again after any error.
+    ``call`` raises OSError when no HTTP answer came (refused, reset, timed out, cut short):
+    `InDoubt` if the request had gone out."""
 
     def __init__(self, port: int, secret: str | None = None):
-        self.port = port
-        self.headers = {"Content-Type": "application/json"}
-        if secret:
-            self.headers["Authorization"] = f"Bearer {secret}"
-        self.connection: http.client.HTTPConnection | None = None
+        super().__init__(port, timeout=REQUEST_TIMEOUT, secret=secret)
 
     def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict | None]:
-        if self.connection is None:
-            self.connection = http.client.HTTPConnection(HOST, self.port, timeout=REQUEST_TIMEOUT)
-        data = None if body is None else json.dumps(body)
+        answer = self.request(method, path, body)
         try:
-            self.connection.request(method, path, body=data, headers=self.headers)
-        except (OSError, http.client.HTTPException) as error:
-            self.close()
-            raise OSError(f"not sent: {error!r}") from error
-        try:
-            response = self.connection.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException) as error:
-            self.close()
-            raise InDoubt(f"no answer: {error!r}") from error
-        if response.will_close:
-            self.close()
-        try:
-            answer = json.loads(raw) if raw else None
+            return answer.status, answer.json()
         except ValueError:
-            answer = {"not_json": raw[:200].decode(errors="replace")}
-        return response.status, answer
-
-    def close(self) -> None:
-        if self.connection is not None:
-            self.connection.close()
-            self.connection = None
+            return answer.status, {"not_json": answer.body[:200].decode(errors="replace")}
 
 
 def persist(
@@ -801,7 +639,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="arbitre-crash-") as folder:
             environ.update(ARBITRE_INSTANCE=str(Path(folder) / "instance"), PYTHONUNBUFFERED="1")
             log = Path(folder) / "serve.log"
-            server = Server(environ, log, args.workers)
+            server = restartable_server(environ, log, args.workers)
             load_before = os.getloadavg()[0]
             try:
                 report = run(server, args.referees, args.kills, args.seed, backend)

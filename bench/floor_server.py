@@ -274,9 +274,8 @@ def install_timers(app) -> None:
     from flask import jsonify, request
     from sqlalchemy.engine import default
 
-    from companion.live import bus
-    from companion.storage import sqlite, store
-    from companion.web import api
+    from companion.storage import sqlite
+    from companion.web import timing
 
     seconds: dict[str, list[float]] = collections.defaultdict(list)
 
@@ -308,18 +307,27 @@ def install_timers(app) -> None:
             return "  its commit (SQLite: fsync, in a thread)"
         return "    the commit (SQLite: fsync, in a thread)"
 
+    # The app's own phases through its public hook (`companion.web.timing`, the Server-Timing
+    # header's figures); Flask's, the driver's and the SQLite connection's through their own methods.
+    app.config["SERVER_TIMING"] = True
+    names = {
+        "access": "  the table and the secret (a write)",
+        "body": "  the body read (a write)",
+        "commit": "  the write (group commit: the rules, the rows, the commit)",
+        "publish": "  followers told",
+    }
+
+    @app.after_request
+    def phases(response):
+        for name, spent in timing.phases():
+            seconds[names.get(name, name)].append(spent)
+        return response
+
     timed(app, "full_dispatch_request", "request", label=kind)
     timed(app, "preprocess_request", "  hooks before (limits), every request")
-    timed(api, "body", "  the body read, every request")
-    timed(store, "append_event", "  the write (group commit): an event")
-    timed(store, "undo", "  the write (group commit): an undo")
-    for job in (store.AppendEvent, store.Undo):
-        timed(job, "apply", "    the rules, the view, the answer's JSON")
-        timed(job, "write", "    the write's statements")
     timed(sqlite.CooperativeSQLite, "commit", "commit", label=commit)
     timed(default.DefaultDialect, "do_commit", "    the commit (the driver's)")
     timed(default.DefaultDialect, "do_execute", "    one statement (the driver's)")
-    timed(bus, "publish", "  followers told")
     timed(app, "process_response", "  hooks after (headers), every request")
 
     def report():

@@ -215,7 +215,7 @@ def run(backend: str, sizes: list[int], repeats: int) -> dict:
         instance = stack.enter_context(tempfile.TemporaryDirectory())
         env = {"ARBITRE_INSTANCE": instance}
         if backend == "postgres":
-            from tests.postgres import PostgresCluster, postgres_bindir
+            from tests.support.postgres import PostgresCluster, postgres_bindir
 
             cluster = PostgresCluster(postgres_bindir(), fsync=True)
             cluster.start()

@@ -66,7 +66,7 @@ from live import (  # noqa: E402
     serve,
 )
 
-from tests.postgres import PostgresCluster, postgres_bindir  # noqa: E402
+from tests.support.postgres import PostgresCluster, postgres_bindir  # noqa: E402
 
 CONNECTIONS_PER_WORKER = 42  # docs/DEPLOY.md: POOL_SIZE (20), as many more at a peak, the bus's two
 ADDRESSES = addresses(1)

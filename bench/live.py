@@ -891,7 +891,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     env, cluster = {}, None
     if args.postgres:
-        from tests.postgres import PostgresCluster, postgres_bindir
+        from tests.support.postgres import PostgresCluster, postgres_bindir
 
         cluster = PostgresCluster(postgres_bindir(), fsync=True)
         cluster.start()

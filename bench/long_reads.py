@@ -168,7 +168,7 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         env = {"DATABASE_URL": ""}
         if args.postgres:
-            from tests.postgres import PostgresCluster, postgres_bindir
+            from tests.support.postgres import PostgresCluster, postgres_bindir
 
             cluster = PostgresCluster(postgres_bindir(), fsync=True)
             cluster.start()

@@ -158,7 +158,7 @@ def main() -> None:
     args = parser.parse_args()
     rates = [int(r) for r in args.rates.split(",")]
 
-    from tests.postgres import PostgresCluster, postgres_bindir
+    from tests.support.postgres import PostgresCluster, postgres_bindir
 
     cluster = PostgresCluster(postgres_bindir(), fsync=True)
     cluster.start()

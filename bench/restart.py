@@ -36,26 +36,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import random
 import re
-import signal
 import statistics
-import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import MACHINE_SPEED, ROOT, free_port, percentile  # noqa: E402
+from common import MACHINE_SPEED, ROOT, percentile  # noqa: E402
 
-from tests.postgres import PostgresCluster, postgres_bindir  # noqa: E402
+from tests.support.http import StatusError, api  # noqa: E402
+from tests.support.postgres import PostgresCluster, postgres_bindir  # noqa: E402
+from tests.support.server import Server  # noqa: E402
 
 PLAYERS = [f"Joueur·euse {i}" for i in range(12)]
 HOST = "127.0.0.1"
@@ -78,51 +75,23 @@ POLICIES = {
 }
 
 
-class Instance:
-    """``companion serve`` in its own process group, so that a kill takes the arbiter and its workers."""
+class Instance(Server):
+    """``companion serve`` (`tests.support.server`: in its own process group, so that a kill takes
+    the arbiter and its workers), with the per-address caps out of the way."""
 
-    def __init__(self, env: dict, port: int, workers: int, log: Path):
-        self.env, self.port, self.workers, self.log = env, port, workers, log
-        self.process: subprocess.Popen | None = None
+    def __init__(self, env: dict, workers: int, log: Path):
+        caps = ["--streams-per-address", "100000", "--connections-per-address", "100000"]
+        super().__init__(env, log, *caps, workers=workers)
 
     def start(self) -> float:
         """Start and wait until it answers; the moment it first did."""
-        command = [str(Path(sys.executable).with_name("companion")), "serve", "--host", HOST]
-        command += ["--port", str(self.port), "--workers", str(self.workers)]
-        command += ["--streams-per-address", "100000", "--connections-per-address", "100000"]
-        with open(self.log, "ab") as out:
-            self.process = subprocess.Popen(
-                command, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"http://{HOST}:{self.port}/api/tables/ZZZZZZ", timeout=1)
-            except urllib.error.HTTPError:
-                return time.monotonic()
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError(self.log.read_text(errors="replace")[-3000:]) from None
-                time.sleep(0.02)
-
-    def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(30)
+        super().start()
+        self.wait_ready(pause=0.02)
+        return time.monotonic()
 
 
 def call(port: int, method: str, path: str, body=None, secret: str | None = None) -> dict:
-    headers = {"Content-Type": "application/json"}
-    if secret:
-        headers["Authorization"] = f"Bearer {secret}"
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"http://{HOST}:{port}{path}", data, headers, method=method)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)
+    return api(port, path, body, secret, method, timeout=30)
 
 
 class Follower:
@@ -218,7 +187,7 @@ def run_policy(name: str, a: Instance, b: Instance, args) -> dict:
                 try:
                     answer = call(b.port, "POST", path, sent, secret)
                     break
-                except (urllib.error.URLError, TimeoutError):
+                except (StatusError, OSError):
                     time.sleep(0.2)
             else:
                 raise RuntimeError("B never took the tap")
@@ -319,7 +288,7 @@ def main() -> None:
         }
         for name in "ab":
             own = {**env, "ARBITRE_INSTANCE": str(folder / name)}
-            instances.append(Instance(own, free_port(), args.workers, folder / f"{name}.log"))
+            instances.append(Instance(own, args.workers, folder / f"{name}.log"))
             instances[-1].start()
         a, b = instances
         print(

@@ -122,7 +122,7 @@ def main() -> None:
         print("backend: SQLite (WAL, synchronous=FULL)")
         measure({}, args.seconds, args.rounds, KINDS)
         return
-    from tests.postgres import PostgresCluster, postgres_bindir
+    from tests.support.postgres import PostgresCluster, postgres_bindir
 
     cluster = PostgresCluster(postgres_bindir(), fsync=True)
     try:

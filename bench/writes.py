@@ -326,7 +326,7 @@ def main() -> None:
     for name in runs:
         env, cluster = {}, None
         if name == "postgres":
-            from tests.postgres import PostgresCluster, postgres_bindir
+            from tests.support.postgres import PostgresCluster, postgres_bindir
 
             cluster = PostgresCluster(postgres_bindir(), fsync=True)
             cluster.start()

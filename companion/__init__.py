@@ -74,13 +74,26 @@ def create_app(test_config: dict | None = None) -> Flask:
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "storage" / "migrations"))
 
     from companion.live import bus, streams
-    from companion.pwa import offline
+    from companion.pwa import assets, offline
     from companion.storage import warm
-    from companion.web import api, calendar, errors, headers, i18n, limits, openapi, pages, rules, story
+    from companion.web import (
+        api,
+        calendar,
+        errors,
+        headers,
+        i18n,
+        limits,
+        openapi,
+        pages,
+        rules,
+        story,
+        timing,
+    )
 
     app.register_blueprint(api.bp)
     app.register_blueprint(calendar.bp)
     app.register_blueprint(offline.bp)
+    app.register_blueprint(assets.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(openapi.bp)
@@ -89,6 +102,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     errors.register(app)
     i18n.register(app)
     headers.register(app)
+    timing.install(app)
     offline.install(app)  # Flask-Compress on text answers; versioned static URLs in templates
     limits.install(app)
     # A table a process keeps for its next write is dropped when another process writes to it.

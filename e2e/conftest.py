@@ -3,9 +3,10 @@
 Shared by every e2e file, whatever the game. What they give:
 
 - ``server`` (session): the base URL (``http://127.0.0.1:<port>``, no trailing slash) of the real app,
-  started as ``companion serve`` on a free port with SQLite in a fresh ``ARBITRE_INSTANCE`` folder
-  (``DATABASE_URL`` is removed from its environment): the production server, gunicorn with its
-  default number of gevent worker processes, so a follower and its referee may be on two processes.
+  started as ``companion serve`` (``tests.support.server``) on a free port with SQLite in a fresh
+  ``ARBITRE_INSTANCE`` folder (``DATABASE_URL`` is removed from its environment): the production
+  server, gunicorn with its default number of gevent worker processes, so a follower and its
+  referee may be on two processes.
   It is stopped at the end of the session; if it died meanwhile, the session fails with its
   output. A failing test gets the end of the server's log in its report.
 - ``browser`` (session): Debian's Chromium (``/usr/bin/chromium``), headless, through Playwright.
@@ -38,19 +39,14 @@ Every Playwright wait is bounded: ``expect(...)`` waits at most ``EXPECT_TIMEOUT
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect, sync_playwright
+
+from tests.support import http
+from tests.support.server import Server, log_tail, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -76,6 +72,7 @@ EXPECT_TIMEOUT_MS = 5_000
 ACTION_TIMEOUT_MS = 5_000
 NAVIGATION_TIMEOUT_MS = 10_000
 SERVER_START_SECONDS = 30
+SERVER_STOP_SECONDS = 10
 
 # The API refuses with these statuses as part of normal play; Chromium logs each refused fetch.
 REFUSAL_CONSOLE = re.compile(
@@ -100,92 +97,31 @@ _reports_key = pytest.StashKey[dict]()
 # --- the app ---------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def companion_command() -> list[str]:
-    """The ``companion`` console script of this interpreter's environment (cli.py has no ``__main__``)."""
-    script = Path(sys.executable).parent / "companion"
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "from companion.cli import main; main()"]
-
-
-def _tail(path: Path, lines: int = 60) -> str:
-    """The end of the server's log, without the QR drawing ``companion serve`` prints at start."""
-    try:
-        text = path.read_text(errors="replace").splitlines()
-    except OSError as err:
-        return f"(no server log: {err})"
-    return "\n".join([line for line in text if not set(line) <= set("█▀▄ ")][-lines:])
-
-
-def _answers(url: str) -> bool:
-    """Whether the app answers ``url`` with JSON (a 404 ``unknown_table`` counts: the app is up)."""
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            json.load(response)
-            return True
-    except urllib.error.HTTPError as err:
-        with err:  # an HTTPError holds the open response: close it (ResourceWarning otherwise)
-            try:
-                return "error" in json.load(err)
-            except ValueError:
-                return False
-    except (urllib.error.URLError, ConnectionError, TimeoutError, ValueError):
-        return False
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory, pytestconfig):
     """The base URL of the real app, served by ``companion serve`` with SQLite in a temporary folder."""
     folder = tmp_path_factory.mktemp("arbitre-e2e")
     log_path = folder / "server.log"
     pytestconfig.stash[_server_log_key] = log_path
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     # Every test creates its tables from this one address: the new-table limit per address (60 an
     # hour, tested in tests/) would refuse the suite's later tables.
-    env = {
-        **os.environ,
-        "ARBITRE_INSTANCE": str(folder / "instance"),
-        "ARBITRE_RATELIMIT_NEW_TABLE": "100000/hour",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("DATABASE_URL", None)
-    command = [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    # The log goes to a file, not a pipe: nobody would drain a pipe, and a full one blocks the server.
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
+    env = server_env(folder / "instance", ARBITRE_RATELIMIT_NEW_TABLE="100000/hour")
+    served = Server(env, log_path).start()
     try:
-        deadline = time.monotonic() + SERVER_START_SECONDS
-        while not _answers(f"{base}/api/tables/XXXXXX"):
-            if process.poll() is not None:
-                pytest.fail(f"the app exited with {process.returncode} before answering:\n{_tail(log_path)}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"the app did not answer within {SERVER_START_SECONDS} s:\n{_tail(log_path)}")
-            time.sleep(0.1)
+        try:
+            served.wait_ready(SERVER_START_SECONDS)
+        except RuntimeError as error:
+            pytest.fail(f"the app did not answer: {error}")
         # The production server, gevent workers and all, not a development one.
-        with urllib.request.urlopen(f"{base}/", timeout=5) as response:
-            assert response.headers["Server"] == "gunicorn", response.headers["Server"]
-        assert "gunicorn + gevent" in log_path.read_text(errors="replace"), _tail(log_path)
-        yield base
-        died = process.poll()
+        home = http.request(served.base, "GET", "/", timeout=5)
+        assert home.headers["Server"] == "gunicorn", home.headers["Server"]
+        assert "gunicorn + gevent" in served.output(), served.tail()
+        yield served.base
+        died = served.process.poll()
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        served.stop(SERVER_STOP_SECONDS)
     if died is not None:
-        pytest.fail(f"the app died during the session (exit {died}):\n{_tail(log_path)}")
+        pytest.fail(f"the app died during the session (exit {died}):\n{served.tail()}")
 
 
 @pytest.fixture(scope="session")
@@ -294,7 +230,7 @@ def pytest_runtest_makereport(item, call):
     if report.failed and report.when in ("call", "teardown"):
         log_path = item.config.stash.get(_server_log_key, None)
         if log_path is not None:
-            report.sections.append(("server log (end)", _tail(log_path)))
+            report.sections.append(("server log (end)", log_tail(log_path)))
 
 
 # --- shared steps ----------------------------------------------------------------------------------

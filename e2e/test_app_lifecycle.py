@@ -4,81 +4,51 @@ never reaches the server."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import time
 
-import pytest
 from playwright.sync_api import expect
 
 from e2e.conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
     PHONE,
-    ROOT,
+    SERVER_START_SECONDS,
+    SERVER_STOP_SECONDS,
     SKIP_WALKTHROUGH,
-    _answers,
-    companion_command,
-    free_port,
     morto_touch,
 )
 from e2e.test_offline import ENGINE_TIMEOUT_MS, api, installed_referee
-
-
-def start(port: int, instance, release: str, log) -> subprocess.Popen:
-    env = {**os.environ, "ARBITRE_INSTANCE": str(instance), "ARBITRE_RELEASE": release}
-    env.pop("DATABASE_URL", None)
-    process = subprocess.Popen(
-        [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while not _answers(f"http://127.0.0.1:{port}/api/tables/XXXXXX"):
-        if process.poll() is not None or time.monotonic() > deadline:
-            pytest.fail("the app did not start")
-        time.sleep(0.1)
-    return process
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    process.wait(timeout=10)
+from tests.support.server import Server, server_env
 
 
 def test_a_new_version_announces_itself_and_reloads_on_the_users_word(phone, tmp_path):
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    with open(tmp_path / "server.log", "wb") as log:
-        server = start(port, tmp_path / "instance", "1", log)
-        try:
-            page = phone(base_url=base).new_page()
-            page.goto("/")
-            html = page.locator("html")
-            expect(html).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
-            page.reload()  # now served through the installed worker, which tells its version
-            expect(html).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
-            expect(html).to_have_attribute("data-sw-version", re.compile(r"^[0-9a-f]{12}$"))
-            first = html.get_attribute("data-sw-version")
-            expect(page.locator("#update-banner")).to_have_count(0)
-        finally:
-            stop(server)
+    server = Server(server_env(tmp_path / "instance", ARBITRE_RELEASE="1"), tmp_path / "server.log")
+    server.started(SERVER_START_SECONDS)
+    try:
+        page = phone(base_url=server.base).new_page()
+        page.goto("/")
+        html = page.locator("html")
+        expect(html).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+        page.reload()  # now served through the installed worker, which tells its version
+        expect(html).to_have_attribute("data-sw", "ready", timeout=ENGINE_TIMEOUT_MS)
+        expect(html).to_have_attribute("data-sw-version", re.compile(r"^[0-9a-f]{12}$"))
+        first = html.get_attribute("data-sw-version")
+        expect(page.locator("#update-banner")).to_have_count(0)
+    finally:
+        server.stop(SERVER_STOP_SECONDS)
 
-        server = start(port, tmp_path / "instance", "2", log)  # a new release of the app
-        try:
-            page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
-            banner = page.locator("#update-banner")
-            expect(banner).to_contain_text("Nouvelle version", timeout=ENGINE_TIMEOUT_MS)
-            assert html.get_attribute("data-sw-version") == first  # nothing changes until the person says so
-            banner.get_by_role("button", name="Recharger").click()
-            expect(html).not_to_have_attribute("data-sw-version", first, timeout=ENGINE_TIMEOUT_MS)
-            expect(page.locator("#update-banner")).to_have_count(0)
-        finally:
-            stop(server)
+    server.env["ARBITRE_RELEASE"] = "2"  # a new release of the app, on the same port and database
+    server.started(SERVER_START_SECONDS)
+    try:
+        page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+        banner = page.locator("#update-banner")
+        expect(banner).to_contain_text("Nouvelle version", timeout=ENGINE_TIMEOUT_MS)
+        assert html.get_attribute("data-sw-version") == first  # nothing changes until the person says so
+        banner.get_by_role("button", name="Recharger").click()
+        expect(html).not_to_have_attribute("data-sw-version", first, timeout=ENGINE_TIMEOUT_MS)
+        expect(page.locator("#update-banner")).to_have_count(0)
+    finally:
+        server.stop(SERVER_STOP_SECONDS)
 
 
 def test_hand_over_to_a_co_referee_by_qr(phone, server):

@@ -250,7 +250,7 @@ def test_every_game_ends_with_the_same_offer(phone, screenshot):
                 "options": {"rounds": 5, "rules": "abondantes"},
             },
             [{"type": "close_round"}] * 5,
-            ".winner + .ending-card [data-ending]",
+            "#outcome [data-ending]",  # in the outcome card every game draws (static/js/envelope.js)
         ),
     }
     for game, (body, events, where) in games.items():

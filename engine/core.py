@@ -3,8 +3,9 @@
 A table is a log of events. Its state is what `replay` gives for the events still in effect,
 starting from `setup(players, options)`. Every game is a module that provides, under the same names:
 
-- ``ID``: the game's id (``"morto"``...), and ``MESSAGES``: ``{code: (french, english)}`` for the
-  errors, notes and answers it names (the sentences themselves live only there),
+- ``ID``: the game's id (``"morto"``...), which names its catalogue files: the sentences of the
+  errors, notes and answers it names live only there (``engine/i18n/<lang>/<id>.json``, read by
+  `engine.messages`), the module names their codes,
 - ``setup(players, options) -> state``: players as the API receives them (names or objects),
 - ``OPTIONS``: a new table's options, each a spec (`engine.specs`: name, type, range, default),
   read by the game's ``setup`` through `engine.specs.read_options`,

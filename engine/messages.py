@@ -1,9 +1,15 @@
 """Error and note codes -> French and English sentences, for the server and the browser alike.
 
-Codes shared by every game live here; each game module keeps its own in its ``MESSAGES``
-(codes prefixed with the game's id). A message is a ``str.format`` template over the error's
-params (`fill`): a text param that could reorder the sentence is isolated (`engine.core.isolate`),
-and a missing param leaves its placeholder visible rather than failing.
+The sentences live in catalogue files beside the engine, in the interface's format (flat JSON, one
+object per language: ``engine/i18n/<lang>/<name>.json``, ``{"code": "sentence"}``): ``common.json``
+for the codes every game shares, ``<game>.json`` for a game's own (codes prefixed with the game's
+id). The game modules only name their codes; `sentences` reads a file, `catalogue` merges them all.
+The files travel with the engine's sources to the phone (``companion/offline.py``), so the engine
+words its refusals the same way in Pyodide.
+
+A message is a ``str.format`` template over the error's params (`fill`): a text param that could
+reorder the sentence is isolated (`engine.core.isolate`), and a missing param leaves its
+placeholder visible rather than failing.
 
 `fill` is the one place a name enters a sentence, and ``static/js/i18n.js`` its twin on the phone
 (``e2e/test_french.py`` holds them to the same words). French elides before a text param that is
@@ -16,197 +22,37 @@ no-break space (U+00A0) before « : ; ! ? » and inside « », as ``tests/test_f
 
 from __future__ import annotations
 
-import importlib
+import json
+import os
 import re
 import unicodedata
+from functools import cache
 
 from engine.core import GAME_MODULES, isolate
 from engine.rulebook import rule_url
 
 LANGS = ("fr", "en")
+# Beside this module wherever it runs: the server's checkout, or the phone's Pyodide file system
+# where the worker writes the bundle (os.path: nothing more to import on the phone's start).
+FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "i18n")
 
-COMMON = {
-    "unknown_game": ("Jeu inconnu «\u00a0{game}\u00a0».", "Unknown game “{game}”."),
-    "bad_options": ("Les options doivent être un objet.", "Options must be an object."),
-    "bad_option": (
-        "Option «\u00a0{field}\u00a0» invalide\u00a0: {value}.",
-        "Invalid option “{field}”: {value}.",
-    ),
-    "bad_players": ("Les joueur·euses doivent être une liste.", "Players must be a list."),
-    "player_count": (
-        "Ce jeu se joue à {min}–{max} joueur·euses, pas {count}.",
-        "This game is for {min}–{max} players, not {count}.",
-    ),
-    "bad_name": ("Le nom doit être un texte.", "The name must be text."),
-    "name_length": (
-        "Un nom fait de 1 à {max} caractères.",
-        "A name has 1 to {max} characters.",
-    ),
-    "duplicate_name": (
-        "Le nom «\u00a0{name}\u00a0» est déjà pris à cette table.",
-        "The name “{name}” is already taken at this table.",
-    ),
-    "bad_event": ("L'évènement doit être un objet.", "The event must be an object."),
-    "unknown_event": (
-        "Action inconnue «\u00a0{type}\u00a0» pour ce jeu.",
-        "Unknown action “{type}” for this game.",
-    ),
-    "unknown_field": (
-        "Champ « {field} » inconnu dans « {type} ».",
-        "Unknown field “{field}” in “{type}”.",
-    ),
-    "hidden_character": (
-        "« {text} » contient un caractère invisible ou de contrôle ({char}, montré ici par �) : "
-        "un nom, un titre ou un lieu ne s'écrit qu'avec des caractères visibles.",
-        "“{text}” holds an invisible or control character ({char}, shown here as �): "
-        "a name, a title or a place is written with visible characters only.",
-    ),
-    "unknown_player": (
-        "Joueur·euse inconnu·e «\u00a0{player}\u00a0».",
-        "Unknown player “{player}”.",
-    ),
-    "bad_number": (
-        "«\u00a0{field}\u00a0» doit être un entier de {min} à {max} (reçu\u00a0: {value}).",
-        "“{field}” must be a whole number from {min} to {max} (got: {value}).",
-    ),
-    "bad_boolean": (
-        "«\u00a0{field}\u00a0» doit être vrai ou faux (reçu\u00a0: {value}).",
-        "“{field}” must be true or false (got: {value}).",
-    ),
-    "game_over": (
-        "La partie est terminée\u00a0: plus aucune action n'est possible (annuler reste possible).",
-        "The game is over: no more actions are allowed (undo still is).",
-    ),
-    "nothing_to_undo": ("Il n'y a rien à annuler.", "There is nothing to undo."),
-    "rematch_not_over": (
-        "La partie n'est pas finie\u00a0: la revanche se propose une fois la partie terminée.",
-        "The game is not over: a rematch is offered once the game has ended.",
-    ),
-    # Raised by the companion, not the engine, but worded here so every client shares them.
-    "bad_json": ("Le corps de la requête doit être du JSON.", "The request body must be JSON."),
-    "too_deep": (
-        "Le JSON de la requête est trop imbriqué (au plus {max} niveaux).",
-        "The request's JSON is nested too deep (at most {max} levels).",
-    ),
-    "unsupported_media_type": (
-        "Le corps de la requête doit être envoyé en JSON (Content-Type: application/json).",
-        "The request body must be sent as JSON (Content-Type: application/json).",
-    ),
-    "bad_field": (
-        "Champ «\u00a0{field}\u00a0» invalide.",
-        "Invalid field “{field}”.",
-    ),
-    "too_large": (
-        "Requête trop grande (maximum {max} octets).",
-        "Request too large (at most {max} bytes).",
-    ),
-    "unknown_table": ("Aucune table «\u00a0{code}\u00a0».", "No table “{code}”."),
-    "secret_required": (
-        "Seul·e l'arbitre de la table peut faire cela (secret manquant).",
-        "Only the table's referee can do this (secret missing).",
-    ),
-    "wrong_secret": (
-        "Ce secret n'est ni celui de l'arbitre de cette table, ni celui d'un·e de ses joueur·euses.",
-        "This is neither the referee secret of this table nor one of its players' secrets.",
-    ),
-    "not_your_move": (
-        "Ce téléphone n'enregistre que les coups de son·sa joueur·euse : l'arbitre enregistre "
-        "celui-ci. Rien n'a été modifié.",
-        "This phone records its own player's moves only: the referee records this one. Nothing was changed.",
-    ),
-    "referee_only": (
-        "Seul·e l'arbitre de la table peut faire cela : le secret d'un·e joueur·euse n'enregistre "
-        "que ses propres coups.",
-        "Only the table's referee can do this: a player's secret records that player's own moves only.",
-    ),
-    "stale_version": (
-        "La table a changé entre-temps (version {current}, pas {sent})\u00a0: rechargez puis rejouez.",
-        "The table changed meanwhile (version {current}, not {sent}): reload and replay.",
-    ),
-    "client_id_reused": (
-        "L'identifiant «\u00a0{id}\u00a0» désigne déjà un autre évènement ici\u00a0: rien n'a été modifié.",
-        "The id “{id}” already names another event at this table: nothing was changed.",
-    ),
-    "undo_not_latest": (
-        "Rien n'a été annulé\u00a0: l'évènement visé n'est plus le dernier en vigueur (la table a changé).",
-        "Nothing was undone: the event it names is no longer the latest in effect (the table changed).",
-    ),
-    "busy": (
-        "Le serveur est trop occupé pour écrire maintenant\u00a0: réessayez.",
-        "The server is too busy to write right now: try again.",
-    ),
-    "too_many_streams": (
-        "Trop de tables suivies en direct depuis cette adresse (au plus {max})\u00a0: fermez-en une.",
-        "Too many live tables followed from this address (at most {max}): close one.",
-    ),
-    "streams_full": (
-        "Le serveur suit déjà autant de téléphones qu'il peut\u00a0: réessayez dans un instant.",
-        "The server already follows as many phones as it can: try again in a moment.",
-    ),
-    "too_many_requests": (
-        "Trop de demandes depuis cette adresse\u00a0: réessayez dans {retry_after} s.",
-        "Too many requests from this address: try again in {retry_after} s.",
-    ),
-    "too_many_connections": (
-        "Trop de connexions ouvertes depuis cette adresse (au plus {max}) : réessayez dans un instant.",
-        "Too many open connections from this address (at most {max}): try again in a moment.",
-    ),
-    "too_slow": (
-        "La requête est arrivée trop lentement (au plus {seconds} s pour son contenu) : réessayez.",
-        "The request arrived too slowly (at most {seconds} s for its content): try again.",
-    ),
-    "too_long": (
-        "L'URL demandée est trop longue (au plus {max} caractères).",
-        "The requested URL is too long (at most {max} characters).",
-    ),
-    "headers_too_large": (
-        "Les en-têtes de la requête sont trop grands.",
-        "The request's headers are too large.",
-    ),
-    "unavailable": (
-        "La base de données ne répond pas pour l'instant : réessayez dans {retry_after} s.",
-        "The database is not answering right now: try again in {retry_after} s.",
-    ),
-    "log_full": (
-        "Cette table a atteint son maximum de {max} évènements : commencez-en une nouvelle "
-        "(annuler reste possible).",
-        "This table has reached its maximum of {max} events: start a new one (undo still works).",
-    ),
-    "too_many_writes": (
-        "Trop d'écritures sur cette table (au plus {max} par minute) : réessayez dans {retry_after} s.",
-        "Too many writes on this table (at most {max} a minute): try again in {retry_after} s.",
-    ),
-    "existentiel.no_rendezvous": (
-        "Aucun rendez-vous n'est fixé pour cette table\u00a0: le maître du jeu le fixe depuis l'arbitrage.",
-        "No rendez-vous is set for this table: the game master sets it from the referee page.",
-    ),
-    "existentiel.no_calendar": (
-        "Seul le jeu existentiel a des rendez-vous à ajouter à un agenda (cette table\u00a0: {game}).",
-        "Only Le jeu existentiel has rendez-vous to add to a calendar (this table: {game}).",
-    ),
-    "qr_too_large": (
-        "Trop d'informations pour un QR code ({length} caractères).",
-        "Too much for one QR code ({length} characters).",
-    ),
-    "unknown_check": ("Vérification inconnue «\u00a0{check}\u00a0».", "Unknown check “{check}”."),
-    "bad_check_params": (
-        "Les paramètres d'une vérification forment un objet.",
-        "A check's parameters are an object.",
-    ),
-    "internal": (
-        "Erreur interne\u00a0: rien n'a été modifié. Elle a été notée.",
-        "Internal error: nothing was changed. It has been logged.",
-    ),
-    "not_found": ("Rien ici.", "Nothing here."),
-    "method_not_allowed": ("Méthode non permise ici.", "Method not allowed here."),
-    "bad_request": ("Requête invalide.", "Bad request."),
-    # A table's story (`engine.core.story`): the lines of the events a game's own words cannot say.
-    "story.skipped": (
-        "Action «\u00a0{type}\u00a0» sans effet\u00a0: les règles ne la permettent pas à ce moment",
-        "Action “{type}” with no effect: the rules do not allow it at this moment",
-    ),
-    "story.unworded": ("Action «\u00a0{type}\u00a0»", "Action “{type}”"),
-}
+
+@cache
+def sentences(name: str) -> dict[str, tuple[str, str]]:
+    """The codes of one catalogue file, each with its French and English sentence: ``common`` (the
+    codes every game shares) or a game's id (its own). A code worded in one language only is refused."""
+    words = []
+    for lang in LANGS:
+        with open(os.path.join(FOLDER, lang, f"{name}.json"), "rb") as file:  # JSON is UTF-8
+            words.append(json.load(file))
+    french, english = words
+    if french.keys() != english.keys():
+        alone = sorted(french.keys() ^ english.keys())
+        raise ValueError(f"{name}.json: codes worded in one language only: {alone}")
+    return {code: (sentence, english[code]) for code, sentence in french.items()}
+
+
+COMMON = sentences("common")
 
 _catalogue: dict[str, tuple[str, str]] | None = None
 
@@ -216,8 +62,8 @@ def catalogue() -> dict[str, tuple[str, str]]:
     global _catalogue
     if _catalogue is None:
         merged = dict(COMMON)
-        for module_name in GAME_MODULES.values():
-            merged.update(importlib.import_module(module_name).MESSAGES)
+        for game in GAME_MODULES:
+            merged.update(sentences(game))
         _catalogue = merged
     return _catalogue
 

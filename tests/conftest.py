@@ -1,4 +1,5 @@
-"""Shared fixtures: the app on SQLite and on a throwaway PostgreSQL server, its client, and tables.
+"""Shared fixtures: the app on SQLite and on a throwaway PostgreSQL server, its client, tables, and
+the real server (``companion serve``) on each.
 
 Every test that asks for ``app`` (or ``client``, ``make_table``) runs twice: once on SQLite in a
 fresh instance folder, once on a real PostgreSQL server that this file starts itself (``initdb`` in a
@@ -15,7 +16,8 @@ import itertools
 
 import pytest
 
-from tests.postgres import PostgresCluster, postgres_bindir
+from tests.support.postgres import PostgresCluster, postgres_bindir
+from tests.support.server import Server, server_env
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -48,13 +50,7 @@ def postgres():
 # --- replays skip nothing of a test's own logs -------------------------------------------------
 
 
-OLDER_RULES = "replays_a_log_of_older_rules"
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", f"{OLDER_RULES}: the test replays events the rules refuse now, kept as no-ops on purpose"
-    )
+OLDER_RULES = "replays_a_log_of_older_rules"  # a marker, registered in pyproject.toml
 
 
 @pytest.fixture(autouse=True)
@@ -104,14 +100,15 @@ def dispose(app) -> None:
 
 
 # The limits on strangers (companion/web/limits.py) are on in every test. A test that sends more than a
-# stranger's share from one address on purpose, and is not about the limits, gets them raised here,
-# so that each of its requests still reaches what it tests.
-RAISED_LIMITS = {
-    "test_malformed_bodies_never_cause_a_5xx_nor_change_the_table": {
-        "RATELIMIT_NEW_TABLE": "1000/hour",
-        "RATELIMIT_WRONG_SECRET": "1000/minute",
-    },
-}
+# stranger's share from one address on purpose, and is not about the limits, raises them with the
+# ``limits`` marker (registered in pyproject.toml), so that each of its requests still reaches what
+# it tests: ``@pytest.mark.limits(RATELIMIT_NEW_TABLE="1000/hour")``.
+def raised_limits(request) -> dict:
+    """The app settings the test's ``limits`` markers raise (the closest marker wins a key)."""
+    settings: dict = {}
+    for marker in reversed(list(request.node.iter_markers("limits"))):
+        settings.update(marker.kwargs)
+    return settings
 
 
 @pytest.fixture
@@ -121,7 +118,7 @@ def app(database_url, tmp_path, monkeypatch, request):
     from companion.storage.models import db
 
     monkeypatch.setenv("ARBITRE_INSTANCE", str(tmp_path / "instance"))
-    app = create_app({"TESTING": True, **RAISED_LIMITS.get(request.node.originalname, {})})
+    app = create_app({"TESTING": True, **raised_limits(request)})
     try:
         upgrade_database(app)
         if database_url is not None:
@@ -137,6 +134,52 @@ def app(database_url, tmp_path, monkeypatch, request):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+# --- the real server on each backend -----------------------------------------------------------
+
+
+@pytest.fixture
+def served(backend, request, tmp_path):
+    """``companion serve`` on this backend (``tests.support.server``): ``(make, tables)``, where
+    ``make()`` gives a two-worker server not yet started (stopped after the test) and ``tables()``
+    the tables its database has so far."""
+    database_url = None
+    if backend == "sqlite":
+        database = tmp_path / "instance" / "arbitre.db"
+
+        def tables() -> set[str]:
+            import sqlite3
+
+            if not database.exists():
+                return set()
+            connection = sqlite3.connect(database)
+            try:
+                rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                return {row[0] for row in rows}
+            finally:
+                connection.close()
+    else:
+        cluster = request.getfixturevalue("postgres")
+        name = cluster.create_database("serve")
+        database_url = cluster.url(name)
+
+        def tables() -> set[str]:
+            with cluster.connect(name) as connection:
+                query = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                return {row[0] for row in connection.execute(query).fetchall()}
+
+    env = server_env(tmp_path / "instance", database_url)
+    servers: list[Server] = []
+
+    def make() -> Server:
+        server = Server(env, tmp_path / "serve.log", workers=2)
+        servers.append(server)
+        return server
+
+    yield make, tables
+    for server in servers:
+        server.stop()
 
 
 # --- tables through the API ---------------------------------------------------------------------

@@ -697,6 +697,7 @@ RAW_BODIES = [
 ]
 
 
+@pytest.mark.limits(RATELIMIT_NEW_TABLE="1000/hour", RATELIMIT_WRONG_SECRET="1000/minute")
 def test_malformed_bodies_never_cause_a_5xx_nor_change_the_table(make_table):
     rng = random.Random(20261121)
     table = make_table()

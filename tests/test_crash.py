@@ -11,15 +11,12 @@ Nothing here asserts on timing: waits only bound how long a broken server can ha
 from __future__ import annotations
 
 from bench import crash
-from tests import test_store
-
-served = test_store.served  # the fixture: `companion serve`'s environment on each backend
 
 
 def test_acknowledged_taps_survive_killing_the_whole_server(served):
     make_server, _tables = served
     template = make_server()  # never started: its environment and log file, for this backend
-    server = crash.Server(template.env, template.log, workers=2)
+    server = crash.restartable_server(template.env, template.log, workers=2)
     try:
         report = crash.run(server, referees=3, kills=5, seed=7)
     finally:

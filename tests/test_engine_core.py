@@ -8,6 +8,9 @@ every view shares, the one way checks are asked, and the message catalogue the c
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from engine import core, existentiel, gjdlv, messages, morto
@@ -330,12 +333,31 @@ def test_the_catalogue_holds_the_common_codes_and_every_game_s(fresh, monkeypatc
         monkeypatch.setattr(messages, "_catalogue", None)
     catalogue = messages.catalogue()
     assert catalogue is messages.catalogue()  # built once
-    assert len(catalogue) == len(messages.COMMON) + len(morto.MESSAGES) + len(existentiel.MESSAGES) + len(
-        gjdlv.MESSAGES
-    )
-    for table in (messages.COMMON, morto.MESSAGES, existentiel.MESSAGES, gjdlv.MESSAGES):
+    tables = [messages.COMMON] + [messages.sentences(module.ID) for module in (morto, existentiel, gjdlv)]
+    assert len(catalogue) == sum(len(table) for table in tables)
+    for table in tables:
         for code, pair in table.items():
             assert catalogue[code] == pair
+
+
+def test_the_sentences_are_read_from_the_catalogue_files_beside_the_engine():
+    folder = Path(messages.__file__).parent / "i18n"
+    assert Path(messages.FOLDER) == folder
+    french, english = (
+        json.loads((folder / lang / "morto.json").read_text("utf-8")) for lang in messages.LANGS
+    )
+    assert messages.sentences("morto") == {code: (french[code], english[code]) for code in french}
+    assert messages.sentences("common") is messages.COMMON  # read once
+
+
+def test_a_code_worded_in_one_language_only_is_refused(tmp_path, monkeypatch):
+    for lang, words in (("fr", {"x.a": "un", "x.b": "deux"}), ("en", {"x.a": "one", "x.c": "three"})):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "x.json").write_text(json.dumps(words), encoding="utf-8")
+    monkeypatch.setattr(messages, "FOLDER", str(tmp_path))
+    with pytest.raises(ValueError) as refused:
+        messages.sentences("x")
+    assert str(refused.value) == "x.json: codes worded in one language only: ['x.b', 'x.c']"
 
 
 def test_a_refusal_as_every_client_reads_it():

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from companion import cli
 from companion.pwa import offline, stdlib
+from engine.messages import catalogue, refusal
 from tests.conftest import dispose
 
 NODE = shutil.which("node")
@@ -40,6 +41,8 @@ import importlib, json, os, sys
 sys.path.insert(0, ${JSON.stringify(folder)})
 from worker import jsonio, qr
 warm = json.loads(jsonio.handle(json.dumps({"op": "warm"})))
+from engine.messages import refusal
+said = refusal("morto.speaker_is_dead", {"name": "Ada"}, "fr")
 drawn = qr.snapshot_qr({"base": "http://t/s", "view": {"game": "morto", "state": {}}})
 for package in ("engine", "worker"):
     for name in sorted(os.listdir(f"${folder}/{package}")):
@@ -53,7 +56,7 @@ compiled = sorted({m.__file__.rsplit(".", 1)[1] for m in list(sys.modules.values
                    and m.__spec__.loader is not importlib.machinery.FrozenImporter})
 import fractions  # nothing in the app imports it: in the library all the same, as source
 json.dumps({"warm": warm, "qr": drawn["svg"][:4], "stdlib": stdlib, "from": compiled,
-            "late": fractions.__file__})
+            "late": fractions.__file__, "refusal": said})
 `));
 """
 
@@ -177,7 +180,9 @@ def test_the_built_standard_library_is_bytecode_of_the_modules_the_engine_needs(
     )
     assert run.returncode == 0, run.stderr[-3000:]
     answer = json.loads(run.stdout.strip().splitlines()[-1])
-    assert answer["warm"]["games"] and answer["warm"]["messages"]
+    assert answer["warm"]["games"] and answer["warm"]["messages"] == len(catalogue())
+    # Its refusals worded from the catalogue files the bundle carries, as the server words them.
+    assert answer["refusal"] == refusal("morto.speaker_is_dead", {"name": "Ada"}, "fr")
     assert answer["qr"] == "<svg"
     # Nothing compiled from source (Python's frozen modules, in the binary, still name their .py).
     assert answer["stdlib"].endswith(".zip") and answer["from"] == ["pyc"]

@@ -24,10 +24,8 @@ Waits are bounded by socket timeouts (``READ_SECONDS``): they bound a broken ser
 from __future__ import annotations
 
 import contextlib
-import http.client
 import io
 import json
-import os
 import re
 import resource
 import time
@@ -38,20 +36,18 @@ from sqlalchemy import event
 
 from companion.web.qr import svg
 from engine.messages import text
-from tests.test_live import PLAYERS, READ_SECONDS, Served, Table
+from tests.support import http
+from tests.support.http import READ_SECONDS
+from tests.support.server import Server, server_env
+from tests.test_live import PLAYERS, Table
 
 PAGE_WORDS = re.compile(r"^(?P<fr>.+)\n(?P<en>.+)\n$")
 
 
-def request(server: Served, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+def request(server: Server, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
     """(status, headers, body) of one request on a new connection."""
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=READ_SECONDS)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, dict(response.getheaders()), response.read()
-    finally:
-        connection.close()
+    answer = http.request(server.port, method, path, body, headers=headers)
+    return answer.status, answer.headers, answer.body
 
 
 def refusal(status: int, headers: dict, body: bytes) -> dict:
@@ -79,23 +75,7 @@ def unavailable(answer: tuple[int, dict, bytes]) -> None:
         assert words["en"] == text("unavailable", params, "en")
 
 
-def server_env(tmp_path, **more) -> dict:
-    env = dict(os.environ, ARBITRE_INSTANCE=str(tmp_path / "instance"), PYTHONUNBUFFERED="1")
-    env.pop("DATABASE_URL", None)
-    return {**env, **more}
-
-
-def served(env: dict, log, *options: str) -> Served:
-    server = Served(env, log, *options)
-    try:
-        server.wait_ready()
-    except BaseException:
-        server.stop()
-        raise
-    return server
-
-
-def when_back(server: Served, path: str) -> int:
+def when_back(server: Server, path: str) -> int:
     """The first status other than 503 that ``path`` answers once the database is back (the pools
     find their connections dead once, then make new ones)."""
     deadline = time.monotonic() + READ_SECONDS
@@ -106,7 +86,7 @@ def when_back(server: Served, path: str) -> int:
         time.sleep(0.1)
 
 
-def logged(table: Table, server: Served) -> list[str]:
+def logged(table: Table, server: Server) -> list[str]:
     status, history = server.call("GET", f"/api/tables/{table.code}/history")
     assert status == 200
     return [entry["id"] for entry in history["events"]]
@@ -119,10 +99,9 @@ WRITES_PER_MINUTE = 8  # more than any test here writes on one table, but the on
 def plain(tmp_path_factory):
     """Two workers on SQLite, with the default limits but a table's writes: 8 a minute."""
     folder = tmp_path_factory.mktemp("faults")
-    env = server_env(folder, ARBITRE_TABLE_WRITES_PER_MINUTE=str(WRITES_PER_MINUTE))
-    server = served(env, folder / "serve.log", "--workers", "2")
-    yield server
-    server.stop()
+    env = server_env(folder / "instance", ARBITRE_TABLE_WRITES_PER_MINUTE=str(WRITES_PER_MINUTE))
+    with Server(env, folder / "serve.log", workers=2) as server:
+        yield server
 
 
 # --- the database fails -----------------------------------------------------------------------------
@@ -130,9 +109,8 @@ def plain(tmp_path_factory):
 
 def test_postgresql_down_is_503_unavailable_then_nothing_acknowledged_is_lost(postgres, tmp_path):
     name = postgres.create_database("down")
-    server = served(
-        server_env(tmp_path, DATABASE_URL=postgres.url(name)), tmp_path / "serve.log", "--workers", "2"
-    )
+    env = server_env(tmp_path / "instance", postgres.url(name))
+    server = Server(env, tmp_path / "serve.log", workers=2).started()
     try:
         table = Table(server)
         acknowledged = [table.tap(server)["version"] for _ in range(3)]
@@ -177,16 +155,11 @@ def test_postgresql_down_is_503_unavailable_then_nothing_acknowledged_is_lost(po
     assert 1 <= log.count("database unavailable") <= 2, log  # once per worker, not per request
 
 
-def worker_pids(server: Served) -> list[int]:
-    with open(f"/proc/{server.process.pid}/task/{server.process.pid}/children") as children:
-        return [int(pid) for pid in children.read().split()]
-
-
 @contextlib.contextmanager
-def no_room_to_write(server: Served):
+def no_room_to_write(server: Server):
     """Every write to a file by the server's workers fails (their file-size limit is one byte), as
     on a full disk; lifted at the end."""
-    pids = worker_pids(server)
+    pids = server.worker_pids()
     assert pids
     _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     for pid in pids:
@@ -276,7 +249,7 @@ def chunked(path: str, body: bytes, extra: bytes = b"") -> bytes:
     return head.encode() + b"%x\r\n" % len(body) + body + b"\r\n" + extra + b"0\r\n\r\n"
 
 
-def raw(server: Served, data: bytes) -> tuple[int, dict, bytes]:
+def raw(server: Server, data: bytes) -> tuple[int, dict, bytes]:
     from tests.test_slow_clients import answer, connect
 
     sock = connect(server.port, "127.0.0.1")

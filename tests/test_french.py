@@ -1,6 +1,6 @@
 """French as a French speaker writes it (issue 29 item 7), checked on every sentence of the catalogue:
-the interface's (``companion/web/i18n/fr``, the rules pages' and the calendar's included) and the
-engine's (`engine.messages.catalogue`).
+the interface's (``companion/web/i18n/fr``, the rules pages' included) and the engine's
+(`engine.messages.catalogue`, the calendar's included).
 
 - **Elision.** Every French sentence that quotes a param is worded with names beginning with each
   vowel (A E É I O U, Œ), with H and Y, and with consonants: no "de Ada", "que Omar", "de Hugo", and

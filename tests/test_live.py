@@ -16,140 +16,36 @@ waits bound how long a broken server can hang the suite, they assert nothing abo
 
 from __future__ import annotations
 
-import http.client
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.postgres import free_port
+from tests.support.http import READ_SECONDS
+from tests.support.server import Server, server_env
+from tests.support.sse import Stream
 
-READ_SECONDS = 10
-START_SECONDS = 60
 PLAYERS = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
-
-
-def companion_command() -> list[str]:
-    script = Path(sys.executable).parent / "companion"
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "from companion.cli import main; main()"]
-
-
-class Served:
-    """``companion serve`` in a subprocess on a free local port, as a person starts it."""
-
-    def __init__(self, env: dict, log: Path, *options: str, preexec_fn=None):
-        self.port = free_port()
-        self.log = log
-        with open(log, "ab") as out:
-            self.process = subprocess.Popen(
-                [*companion_command(), "serve", "--host", "127.0.0.1", "--port", str(self.port), *options],
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                preexec_fn=preexec_fn,  # e.g. a lowered file limit
-            )
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + START_SECONDS  # only bounds a server that never comes up
-        while True:
-            if self.process.poll() is not None:
-                pytest.fail(f"companion serve exited with {self.process.returncode}:\n{self.output()}")
-            try:
-                if self.call("GET", "/api/tables/NOPE42")[0] == 404:
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"companion serve never answered:\n{self.output()}")
-            time.sleep(0.1)
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")[-5000:]
-
-    def call(self, method: str, path: str, body=None, secret: str | None = None) -> tuple[int, dict | None]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=READ_SECONDS)
-        try:
-            headers = {"Content-Type": "application/json"}
-            if secret:
-                headers["Authorization"] = f"Bearer {secret}"
-            connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-            response = connection.getresponse()
-            data = response.read()
-            return response.status, json.loads(data) if data else None
-        finally:
-            connection.close()
-
-    def stream(self, code: str, last_id: str | None = None, address: str = "127.0.0.1") -> Stream:
-        return Stream(self.port, code, last_id, address)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-class Stream:
-    """One follower: an open ``/stream`` response, read event by event."""
-
-    def __init__(self, port: int, code: str, last_id: str | None, address: str):
-        self.connection = http.client.HTTPConnection(
-            "127.0.0.1", port, timeout=READ_SECONDS, source_address=(address, 0)
-        )
-        headers = {"Accept": "text/event-stream"}
-        if last_id is not None:
-            headers["Last-Event-ID"] = last_id
-        self.connection.request("GET", f"/api/tables/{code}/stream", headers=headers)
-        self.response = self.connection.getresponse()
-
-    def next(self) -> dict:
-        """The next ``state`` event as ``{"id", "answer"}``; comments and the retry line are skipped."""
-        fields: dict = {}
-        while True:
-            line = self.response.readline()
-            if not line:
-                raise AssertionError("the stream ended before sending a state")
-            line = line.decode().rstrip("\r\n")
-            if line == "":
-                if fields.get("event") == "state":
-                    return {"id": fields["id"], "answer": json.loads(fields["data"])}
-                fields = {}
-            elif not line.startswith(":"):
-                name, _, value = line.partition(":")
-                fields[name] = value.removeprefix(" ")
-
-    def close(self) -> None:
-        self.connection.close()
 
 
 class Table:
     """A table created through one server, and its referee's taps through any."""
 
-    def __init__(self, server: Served):
+    def __init__(self, server: Server):
         status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS})
         assert status == 201, created
         self.code, self.secret, self.first = created["code"], created["secret"], created
         self.taps = 0
 
-    def tap(self, server: Served) -> dict:
+    def tap(self, server: Server) -> dict:
         self.taps += 1
         body = {"id": f"tap-{self.taps}", "type": "touched_early", "player": f"p{2 + self.taps % 4}"}
         status, answer = server.call("POST", f"/api/tables/{self.code}/events", body, self.secret)
         assert status == 201, answer
         return answer
 
-    def undo(self, server: Served) -> dict:
+    def undo(self, server: Server) -> dict:
         status, answer = server.call("POST", f"/api/tables/{self.code}/undo", {}, self.secret)
         assert status == 200, answer
         return answer
@@ -159,17 +55,16 @@ class Table:
 def servers(request, tmp_path_factory):
     """Three single-process servers on one database: A and B for followers, C for the referee."""
     folder = tmp_path_factory.mktemp(f"live-{request.param}")
-    env = dict(os.environ, ARBITRE_INSTANCE=str(folder / "instance"), PYTHONUNBUFFERED="1")
-    env.pop("DATABASE_URL", None)
+    database_url = None
     if request.param == "postgresql":
         cluster = request.getfixturevalue("postgres")
-        env["DATABASE_URL"] = cluster.url(cluster.create_database("live"))
-    started: list[Served] = []
+        database_url = cluster.url(cluster.create_database("live"))
+    env = server_env(folder / "instance", database_url)
+    started: list[Server] = []
     try:
         # The first creates the database; the other two start together once it is there.
-        started.append(Served(env, folder / "a.log", "--workers", "1"))
-        started[0].wait_ready()
-        started += [Served(env, folder / f"{name}.log", "--workers", "1") for name in "bc"]
+        started.append(Server(env, folder / "a.log", workers=1).started())
+        started += [Server(env, folder / f"{name}.log", workers=1).start() for name in "bc"]
         for server in started:
             server.wait_ready()
         yield started
@@ -240,19 +135,9 @@ def test_a_resumed_stream_gets_exactly_the_versions_it_missed(servers):
 def capped(tmp_path):
     """A two-process server on SQLite that lets one address hold 3 streams. An idle stream's keep-alive
     comment comes after 300 s (15 by default): a stream here ends only when its follower leaves."""
-    env = dict(
-        os.environ,
-        ARBITRE_INSTANCE=str(tmp_path / "instance"),
-        PYTHONUNBUFFERED="1",
-        ARBITRE_LIVE_KEEPALIVE_SECONDS="300",
-    )
-    env.pop("DATABASE_URL", None)
-    server = Served(env, tmp_path / "serve.log", "--workers", "2", "--streams-per-address", "3")
-    try:
-        server.wait_ready()
+    env = server_env(tmp_path / "instance", ARBITRE_LIVE_KEEPALIVE_SECONDS="300")
+    with Server(env, tmp_path / "serve.log", "--streams-per-address", "3", workers=2) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_open_streams_are_capped_per_address_across_the_processes(capped):

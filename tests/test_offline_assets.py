@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from engine import core
+from engine.messages import catalogue
 from worker import jsonio, qr
 
 
@@ -25,6 +26,8 @@ def test_bundle_holds_the_whole_engine_and_runs_alone(client, tmp_path):
         "engine/existentiel.py",
         "engine/gjdlv.py",
         "engine/messages.py",
+        "engine/i18n/fr/common.json",
+        "engine/i18n/en/morto.json",
         "worker/jsonio.py",
         "worker/qr.py",
         "qrcode/__init__.py",
@@ -42,7 +45,7 @@ def test_bundle_holds_the_whole_engine_and_runs_alone(client, tmp_path):
     out = subprocess.run([sys.executable, "-I", "-c", script, str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     warm, qr = out.stdout.splitlines()
-    assert json.loads(warm)["games"] == sorted(core.GAME_MODULES)
+    assert json.loads(warm) == {"games": sorted(core.GAME_MODULES), "messages": len(catalogue())}
     assert qr == "<svg True"
 
 
@@ -172,6 +175,27 @@ def test_the_version_changes_with_the_engine(app, client, monkeypatch):
     second = client.get("/sw.js").get_data(as_text=True)
     version = lambda text: text.split('const VERSION = "', 1)[1].split('"', 1)[0]  # noqa: E731
     assert version(first) != version(second)
+
+
+def test_the_version_changes_with_a_sentence_of_the_engine(app, client, monkeypatch, tmp_path):
+    """A sentence is part of the engine the phone runs: a change to a catalogue file is a new version."""
+    from companion.pwa import offline
+
+    first = client.get("/sw.js").get_data(as_text=True)
+    app.extensions.pop("arbitre_offline")
+    files = offline._bundle_sources()
+    words = json.loads(files["engine/i18n/fr/morto.json"].read_text("utf-8"))
+    words["morto.same_player"] += " "
+    changed = tmp_path / "morto.json"
+    changed.write_text(json.dumps(words, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setattr(offline, "_bundle_sources", lambda: {**files, "engine/i18n/fr/morto.json": changed})
+    second = client.get("/sw.js").get_data(as_text=True)
+    version = lambda text: text.split('const VERSION = "', 1)[1].split('"', 1)[0]  # noqa: E731
+    assert version(first) != version(second)
+    assert (
+        json.loads(client.get("/engine/bundle.json").get_json()["files"]["engine/i18n/fr/morto.json"])
+        == words
+    )
 
 
 def test_manifest_makes_the_app_installable(client):

@@ -74,7 +74,7 @@ def raised_codes() -> set[str]:
 
 
 def game_codes() -> set[str]:
-    """The refusals a rule of a game forbids: raised, and worded in that game's own MESSAGES."""
+    """The refusals a rule of a game forbids: raised, and worded in that game's own catalogue."""
     worded = set(catalogue()) - set(COMMON)
     return {code for code in raised_codes() if code in worded}
 

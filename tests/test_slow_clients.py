@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import resource
 import socket
 
 import pytest
 
-from tests.test_live import READ_SECONDS, Served, Table
+from tests.support.http import READ_SECONDS
+from tests.support.server import Server, server_env
+from tests.test_live import Table
 
 CONNECTIONS = 100  # what a worker holds with 256 open files (companion.server: at least 100)
 PER_ADDRESS = 20
@@ -43,20 +44,13 @@ def small_file_limit() -> None:
 def small(tmp_path_factory):
     """One worker on SQLite holding 100 connections, 20 per address, a body's deadline 2 s."""
     folder = tmp_path_factory.mktemp("slow")
-    env = dict(
-        os.environ,
-        ARBITRE_INSTANCE=str(folder / "instance"),
-        PYTHONUNBUFFERED="1",
+    env = server_env(
+        folder / "instance",
         ARBITRE_CONNECTIONS_PER_ADDRESS=str(PER_ADDRESS),
         ARBITRE_BODY_SECONDS=str(BODY_SECONDS),
     )
-    env.pop("DATABASE_URL", None)
-    server = Served(env, folder / "serve.log", "--workers", "1", preexec_fn=small_file_limit)
-    try:
-        server.wait_ready()
+    with Server(env, folder / "serve.log", workers=1, preexec_fn=small_file_limit) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def connect(port: int, address: str) -> socket.socket:

@@ -12,16 +12,8 @@ Nothing here asserts on timing: waits only bound how long a broken server can ha
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -30,7 +22,7 @@ from companion.storage.errors import Refusal
 from companion.storage.models import Event, Table, db
 from companion.web.errors import REFUSAL_STATUS
 from engine import core
-from tests.postgres import free_port
+from tests.support.sse import Stream
 
 PLAYERS = [f"Joueur {i}" for i in range(1, 21)]  # 20 players, 9 lives: many touches before anyone dies
 
@@ -48,7 +40,7 @@ def _write_until_answered(app, table_id: int, body: dict) -> tuple[int, dict]:
                     return 201, result
                 except Refusal as error:
                     if error.code != "busy":
-                        return REFUSAL_STATUS[type(error)], {"code": error.code, "params": error.params}
+                        return REFUSAL_STATUS[error.code], {"code": error.code, "params": error.params}
                     time.sleep(0.005)
                 except core.RuleError as error:
                     return 422, {"code": error.code}
@@ -374,133 +366,10 @@ def test_the_log_says_which_client_ids_the_table_applied(make_table):
 # --- the real server -----------------------------------------------------------------------------
 
 
-def companion_command() -> list[str]:
-    script = Path(sys.executable).parent / "companion"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("companion")
-    if found:
-        return [found]
-    return [sys.executable, "-c", "from companion.cli import main; main()"]
-
-
-class Server:
-    """``companion serve`` in a subprocess, as a person starts it, on a free local port."""
-
-    def __init__(self, env: dict, log: Path):
-        self.env = env
-        self.log = log
-        self.process: subprocess.Popen | None = None
-        self.port = 0
-
-    def start(self) -> None:
-        self.port = free_port()
-        with open(self.log, "ab") as out:
-            self.process = subprocess.Popen(
-                [
-                    *companion_command(),
-                    "serve",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--workers",
-                    "2",
-                ],
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 60  # only bounds a server that never comes up
-        while True:
-            if self.process.poll() is not None:
-                pytest.fail(f"companion serve exited with {self.process.returncode}:\n{self.output()}")
-            try:
-                status, _ = self.call("GET", "/api/tables/NOPE42")
-                if status == 404:
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"companion serve never answered:\n{self.output()}")
-            time.sleep(0.1)
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def call(self, method: str, path: str, body=None, secret: str | None = None) -> tuple[int, dict | None]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        try:
-            headers = {"Content-Type": "application/json"}
-            if secret:
-                headers["Authorization"] = f"Bearer {secret}"
-            connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-            response = connection.getresponse()
-            data = response.read()
-            return response.status, json.loads(data) if data else None
-        finally:
-            connection.close()
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-@pytest.fixture
-def served(backend, request, tmp_path):
-    """The environment for ``companion serve`` on this backend, and how to see its database exists."""
-    env = dict(os.environ, ARBITRE_INSTANCE=str(tmp_path / "instance"), PYTHONUNBUFFERED="1")
-    env.pop("DATABASE_URL", None)
-    if backend == "sqlite":
-        database = tmp_path / "instance" / "arbitre.db"
-
-        def tables() -> set[str]:
-            import sqlite3
-
-            if not database.exists():
-                return set()
-            connection = sqlite3.connect(database)
-            try:
-                rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-                return {row[0] for row in rows}
-            finally:
-                connection.close()
-    else:
-        cluster = request.getfixturevalue("postgres")
-        name = cluster.create_database("serve")
-        env["DATABASE_URL"] = cluster.url(name)
-
-        def tables() -> set[str]:
-            with cluster.connect(name) as connection:
-                query = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-                return {row[0] for row in connection.execute(query).fetchall()}
-
-    servers: list[Server] = []
-
-    def make() -> Server:
-        server = Server(env, tmp_path / "serve.log")
-        servers.append(server)
-        return server
-
-    yield make, tables
-    for server in servers:
-        server.stop()
-
-
 def test_acknowledged_events_survive_a_killed_server(served):
     make_server, tables = served
     assert tables() == set()
-    server = make_server()
-    server.start()
+    server = make_server().started()
     assert f"http://127.0.0.1:{server.port}/" in server.output()  # serve says where to go
     assert {"tables", "events", "alembic_version"} <= tables()  # ...and made its database itself
 
@@ -520,7 +389,7 @@ def test_acknowledged_events_survive_a_killed_server(served):
     assert status == 200
     server.kill()  # right after the last acknowledgement: no clean shutdown, no chance to flush later
 
-    server.start()
+    server.started()  # on the same database
     status, table = server.call("GET", f"/api/tables/{code}")
     assert status == 200
     assert table["version"] == undone["version"] == len(events) + 1
@@ -538,40 +407,17 @@ def test_acknowledged_events_survive_a_killed_server(served):
     assert status == 201 and more["version"] == len(events) + 2
 
 
-def _read_event(response) -> dict:
-    """The next ``event: state`` of a server-sent event stream, as ``{"id", "data"}``."""
-    fields: dict = {}
-    while True:
-        line = response.readline()
-        if not line:
-            raise AssertionError("the stream ended before sending a state")
-        line = line.decode().rstrip("\r\n")
-        if line == "":
-            if fields.get("event") == "state":
-                return fields
-            fields = {}
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        fields[name] = value[1:] if value.startswith(" ") else value
-
-
 def test_the_live_stream_delivers_the_new_state_after_an_event(served):
     make_server, _tables = served
-    server = make_server()
-    server.start()
+    server = make_server().started()
     status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS[:5]})
     assert status == 201
     code = created["code"]
-    stream = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)  # a read waits at most 5 s
-    try:
-        stream.request("GET", f"/api/tables/{code.lower()}/stream", headers={"Accept": "text/event-stream"})
-        response = stream.getresponse()
-        assert response.status == 200
-        assert response.getheader("Content-Type").startswith("text/event-stream")
-        first = _read_event(response)
-        assert json.loads(first["data"]) == {
+    with Stream(server.port, code.lower(), timeout=5) as stream:  # a read waits at most 5 s
+        assert stream.response.status == 200
+        assert stream.response.getheader("Content-Type").startswith("text/event-stream")
+        first = stream.next()
+        assert first["answer"] == {
             "version": 0,
             "state": created["state"],
             "did": None,
@@ -582,36 +428,28 @@ def test_the_live_stream_delivers_the_new_state_after_an_event(served):
         body = {"id": "live-1", "type": "touched_early", "player": "p2"}
         status, answer = server.call("POST", f"/api/tables/{code}/events", body, created["secret"])
         assert status == 201
-        pushed = _read_event(response)
-        assert json.loads(pushed["data"]) == answer
+        pushed = stream.next()
+        assert pushed["answer"] == answer
         assert pushed["id"] == str(answer["version"])
 
         status, undone = server.call("POST", f"/api/tables/{code}/undo", {}, created["secret"])
         assert status == 200
-        assert json.loads(_read_event(response)["data"]) == undone
-    finally:
-        stream.close()
+        assert stream.next()["answer"] == undone
 
 
 def test_a_stream_resumes_after_the_last_version_it_saw(served):
     """``Last-Event-ID`` (sent by EventSource on reconnection): a state already seen is not sent again."""
     make_server, _tables = served
-    server = make_server()
-    server.start()
+    server = make_server().started()
     status, created = server.call("POST", "/api/tables", {"game": "morto", "players": PLAYERS[:5]})
     code, secret = created["code"], created["secret"]
     status, answer = server.call(
         "POST", f"/api/tables/{code}/events", {"id": "a", "type": "touched_early", "player": "p2"}, secret
     )
-    stream = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
-    try:
-        stream.request("GET", f"/api/tables/{code}/stream", headers={"Last-Event-ID": "1"})
-        response = stream.getresponse()
-        assert response.readline().startswith(b"retry:")  # the stream is open; version 1 is current
+    with Stream(server.port, code, last_id="1", timeout=5) as stream:
+        assert stream.response.readline().startswith(b"retry:")  # the stream is open; version 1 is current
         status, second = server.call(
             "POST", f"/api/tables/{code}/events", {"id": "b", "type": "touched_early", "player": "p3"}, secret
         )
         assert status == 201
-        assert json.loads(_read_event(response)["data"]) == second  # version 1 was not repeated
-    finally:
-        stream.close()
+        assert stream.next()["answer"] == second  # version 1 was not repeated

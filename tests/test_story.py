@@ -17,7 +17,7 @@ import string
 import pytest
 
 from engine import core, existentiel, gjdlv, morto
-from engine.messages import catalogue, text
+from engine.messages import catalogue, sentences, text
 from tests.conftest import bearer
 from tests.test_gjdlv_play import FIRST_LAP, LATE_EXPRESS
 
@@ -39,7 +39,9 @@ def said(game: str, players, options, events) -> list[tuple[str, str]]:
 
 def story_codes(module) -> set[str]:
     return {
-        code for code in module.MESSAGES if ".story." in code and code.rsplit(".", 1)[1] not in CHART_LABELS
+        code
+        for code in sentences(module.ID)
+        if ".story." in code and code.rsplit(".", 1)[1] not in CHART_LABELS
     }
 
 
@@ -49,7 +51,7 @@ def placeholders(template: str) -> set[str]:
 
 def test_every_story_sentence_is_in_both_languages_with_the_same_params():
     for module in (morto, existentiel, gjdlv):
-        codes = [code for code in module.MESSAGES if ".story." in code]
+        codes = [code for code in sentences(module.ID) if ".story." in code]
         assert codes
         for code in codes:
             french, english = catalogue()[code]

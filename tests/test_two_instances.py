@@ -6,19 +6,17 @@ PostgreSQL's LISTEN/NOTIFY. Followers on both instances see every version a refe
 either one, exactly once and in order; a table made on one is played from the other; and the
 rate-limit counters are the database's, so one address is counted once across the instances.
 
-Every read waits at most ``READ_SECONDS`` (``tests.test_live``): the waits bound a broken server,
+Every read waits at most ``READ_SECONDS`` (``tests.support.http``): the waits bound a broken server,
 they assert nothing about speed.
 """
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
-
 import pytest
 
-from tests.test_live import READ_SECONDS, Served, Table
+from tests.support import http
+from tests.support.server import Server, server_env
+from tests.test_live import Table
 
 FOLLOWERS_EACH = 3
 TAPS = 6
@@ -29,15 +27,13 @@ def instances(request, tmp_path_factory):
     """Two two-worker instances, A and B, on one fresh PostgreSQL database."""
     cluster = request.getfixturevalue("postgres")
     folder = tmp_path_factory.mktemp("two-instances")
-    env = dict(os.environ, PYTHONUNBUFFERED="1", DATABASE_URL=cluster.url(cluster.create_database("two")))
-    started: list[Served] = []
+    database_url = cluster.url(cluster.create_database("two"))
+    started: list[Server] = []
     try:
         for name in "ab":  # the first creates the schema; the second finds it there
             # Each instance its own instance folder: nothing but the database is shared.
-            own = dict(
-                env, ARBITRE_INSTANCE=str(folder / f"instance-{name}"), ARBITRE_RATELIMIT_NEW_TABLE="5/hour"
-            )
-            started.append(Served(own, folder / f"{name}.log", "--workers", "2"))
+            own = server_env(folder / f"instance-{name}", database_url, ARBITRE_RATELIMIT_NEW_TABLE="5/hour")
+            started.append(Server(own, folder / f"{name}.log", workers=2).start())
             started[-1].wait_ready()
         yield started
     finally:
@@ -91,18 +87,10 @@ def test_a_follower_that_moves_to_the_other_instance_resumes_where_it_was(instan
         moved.close()
 
 
-def made_from(server: Served, address: str) -> tuple[int, dict]:
+def made_from(server: Server, address: str) -> tuple[int, dict]:
     """POST a new table from ``address`` (a loopback address of its own: no other test's tables count)."""
-    connection = http.client.HTTPConnection(
-        "127.0.0.1", server.port, timeout=READ_SECONDS, source_address=(address, 0)
-    )
-    try:
-        body = json.dumps({"game": "morto", "players": ["Ada", "Bruno", "Chiara"]})
-        connection.request("POST", "/api/tables", body=body, headers={"Content-Type": "application/json"})
-        response = connection.getresponse()
-        return response.status, json.loads(response.read())
-    finally:
-        connection.close()
+    body = {"game": "morto", "players": ["Ada", "Bruno", "Chiara"]}
+    return http.call(server.port, "POST", "/api/tables", body, address=address)
 
 
 def test_the_rate_limits_are_counted_once_across_the_instances(instances):

@@ -298,10 +298,13 @@ def player_moves(request: dict) -> dict:
 
 
 def warm(_request: dict) -> dict:
-    """Imports every game and its messages up front, so the first tap pays no import."""
+    """Imports every game and reads its sentences up front, so the first tap pays neither."""
     from engine.messages import catalogue
 
-    return {"games": sorted(core.GAME_MODULES), "messages": len(catalogue())}
+    games = sorted(core.GAME_MODULES)
+    for game in games:
+        core.game(game)
+    return {"games": games, "messages": len(catalogue())}
 
 
 def qr(request: dict) -> dict:

@@ -40,7 +40,7 @@ from sqlalchemy import and_, select, union_all
 
 from companion.live import bus
 from companion.storage import store
-from companion.storage.errors import Refusal, UnknownTable
+from companion.storage.errors import Refusal
 from companion.storage.models import Event, Table, db
 from companion.storage.store import serialized
 
@@ -87,18 +87,6 @@ def rematch_frame(code: str) -> bytes:
 
 def framed(answers: list[tuple[int, dict]]) -> list[tuple[int, bytes]]:
     return [(version, frame(version, serialized(answer))) for version, answer in answers]
-
-
-class StreamsFull(Refusal):
-    """This process holds as many streams as it keeps room for beside the referees' taps."""
-
-    code = "streams_full"
-
-
-class TooManyStreams(Refusal):
-    """One address holds its share of this process's streams."""
-
-    code = "too_many_streams"
 
 
 class Closed(Exception):
@@ -351,10 +339,10 @@ def _admit(live: Hub, address: str) -> None:
     config = current_app.config
     limit = config.get("LIVE_STREAMS_PER_PROCESS")
     if live.closing or (limit is not None and live.streams >= limit):
-        raise StreamsFull()
+        raise Refusal("streams_full")
     cap = config["LIVE_STREAMS_PER_ADDRESS"]
     if not live.counts.admit(address, cap):
-        raise TooManyStreams(max=cap)
+        raise Refusal("too_many_streams", max=cap)
 
 
 def _notice_gone_clients() -> None:
@@ -373,7 +361,7 @@ def _notice_gone_clients() -> None:
 def stream(code: str):
     table = store.find_table(code)
     if table is None:
-        raise UnknownTable(code=code[:20])
+        raise Refusal("unknown_table", code=code[:20])
     live = hub(current_app)
     address = request.remote_addr or "?"
     _admit(live, address)

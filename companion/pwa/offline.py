@@ -1,17 +1,10 @@
 """What makes the app installable and able to referee offline: the service worker, the manifest,
-the Pyodide runtime (from npm, gzip on the wire) and the engine's sources for the browser; and how
-every asset travels: compressed (Flask-Compress) and, under a versioned URL, cached for a year.
+the Pyodide runtime (from npm, gzip on the wire) and the engine's sources and sentences for the
+browser; and the app's version, which the versioned asset URLs carry (`companion.pwa.assets`).
 
 Every asset the service worker precaches is listed here, and the cache version is a hash of them
-all, so any change to the engine, a page, a script or the runtime makes a new version that the
-phones announce and install.
-
-Versioned static URLs: templates' ``url_for('static', filename=…)`` gives
-``/static/v/<version>/<filename>``, served ``immutable`` for a year. ES modules import each other by
-relative URL (``./ui.js``), so a module loaded from ``/static/v/<version>/js/`` imports its
-neighbours from the same versioned folder: one page never mixes two versions' modules, online or
-offline. A request for another version's folder (an old page still open after a deployment) gets
-today's file, never cached (``no-cache``); ``/static/<filename>`` (unversioned) is revalidated.
+all, so any change to the engine (a sentence of its catalogue too), a page, a script or the runtime
+makes a new version that the phones announce and install.
 
 Two precaches in the service worker: the shell (every page's assets) for every phone, and the
 engine runtime (Pyodide and the engine bundle) only for a phone that referees, when its referee
@@ -40,12 +33,10 @@ from flask import (
     render_template,
     request,
     send_file,
-    send_from_directory,
-    url_for,
 )
-from flask_compress import Compress
 
-from companion.pwa import stdlib
+from companion.pwa import assets, stdlib
+from companion.pwa.assets import IMMUTABLE
 from companion.web import i18n
 from engine.messages import catalogue
 
@@ -64,18 +55,6 @@ PYODIDE_FILES = (
     "pyodide-lock.json",
 )
 PAGES = ("/", "/s")  # pages that work with no table in the URL, precached whole
-IMMUTABLE = "public, max-age=31536000, immutable"
-# Text answers compressed on the wire; never the live stream (text/event-stream, streamed).
-COMPRESSED = [
-    "text/html",
-    "text/css",
-    "text/javascript",
-    "application/javascript",
-    "application/json",
-    "application/manifest+json",
-    "image/svg+xml",
-    "text/plain",
-]
 MIME = {
     ".mjs": "text/javascript",
     ".wasm": "application/wasm",
@@ -97,7 +76,16 @@ def _qrcode_files() -> dict[str, Path]:
 
 
 def _bundle_sources() -> dict[str, Path]:
+    """The files the phone's engine runs from, by their path under the app: the engine's modules and
+    its catalogue files (``engine/i18n/<lang>/<name>.json``, which `engine.messages` reads beside
+    itself), the worker's edge and qrcode."""
     files = {f"engine/{path.name}": path for path in sorted(ENGINE_DIR.glob("*.py"))}
+    files.update(
+        {
+            f"engine/{path.relative_to(ENGINE_DIR).as_posix()}": path
+            for path in sorted(ENGINE_DIR.glob("i18n/*/*.json"))
+        }
+    )
     files.update({f"worker/{path.name}": path for path in sorted(WORKER_DIR.glob("*.py"))})
     files.update(_qrcode_files())
     return files
@@ -131,7 +119,8 @@ def _state() -> dict:
                     digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
         runtime = pyodide_version()
         digest.update(runtime.encode())
-        roots = stdlib.stdlib_roots(tuple((name, text) for name, text in sources.items()))
+        modules = tuple((name, text) for name, text in sources.items() if name.endswith(".py"))
+        roots = stdlib.stdlib_roots(modules)
         built = f"stdlib-{stdlib.stdlib_key(roots)}.zip"
         library = built if stdlib.built_stdlib(built, _assets()).is_file() else stdlib.STOCK
         digest.update(library.encode())
@@ -184,88 +173,11 @@ def _accepts_gzip() -> bool:
     return "gzip" in request.headers.get("Accept-Encoding", "")
 
 
-def static_url(filename: str) -> str:
-    """The versioned URL of a static file: ``/static/v/<version>/<filename>``."""
-    return url_for("offline.versioned_static", version=app_version(), filename=filename)
-
-
-def _template_url_for(endpoint: str, **values) -> str:
-    """``url_for`` in templates: static files get their versioned URL, the rest is Flask's own."""
-    if endpoint == "static" and set(values) == {"filename"}:
-        return static_url(values["filename"])
-    return url_for(endpoint, **values)
-
-
-class _AssetCache:
-    """Flask-Compress's cache of compressed answers, for answers fixed by the version alone."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
-
-    def get(self, key: str) -> bytes | None:
-        return self.data.get(key)
-
-    def set(self, key: str, value: bytes) -> None:
-        if not key.endswith(";"):
-            self.data[key] = value
-
-
-def _cache_key(req) -> str:
-    """Versioned static files, the engine bundle and the catalogues: one compression per version.
-    Anything else (pages, the API) is compressed afresh: its empty key is never stored."""
-    if req.endpoint == "offline.versioned_static" and req.view_args.get("version") == app_version():
-        return req.path
-    if req.endpoint in ("offline.engine_bundle", "offline.language_catalogue", "offline.engine_messages"):
-        return f"{req.path}@{app_version()}"
-    return ""
-
-
-def _in_memory(response: Response) -> Response:
-    """Flask serves a file as a stream, which Flask-Compress leaves alone: a text file is read into
-    memory (they are small; the Pyodide runtime does not come this way) so that it is compressed."""
-    if response.mimetype in COMPRESSED and response.status_code == 200 and response.is_streamed:
-        source = response.response
-        try:
-            body = b"".join(response.iter_encoded())
-        finally:
-            getattr(source, "close", lambda: None)()
-        response.direct_passthrough = False
-        response.set_data(body)
-    return response
-
-
-def _buffered_static(view):
-    def static(**values):
-        return _in_memory(view(**values))
-
-    return static
-
-
 def install(app: Flask) -> None:
-    """Compression of text answers (Flask-Compress), the versioned static URLs in templates."""
-    app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED)
-    app.config.setdefault("COMPRESS_LEVEL", 9)  # gzip: what Chromium asks over plain HTTP
-    app.config.setdefault("COMPRESS_BR_LEVEL", 6)
-    app.config.setdefault("COMPRESS_ZSTD_LEVEL", 9)
-    app.config.setdefault("COMPRESS_STREAMS", False)  # the live stream goes out frame by frame
-    app.config.setdefault("COMPRESS_CACHE_BACKEND", _AssetCache)
-    app.config.setdefault("COMPRESS_CACHE_KEY", _cache_key)
-    Compress(app)
-    app.view_functions["static"] = _buffered_static(app.view_functions["static"])
-    app.jinja_env.globals["url_for"] = _template_url_for
-    app.jinja_env.globals["static_url"] = static_url
+    """The app's version for the layers below that name it (the languages' catalogue URLs), and the
+    assets' compression and versioned URLs."""
     app.extensions[i18n.APP_VERSION] = app_version
-
-
-@bp.get("/static/v/<version>/<path:filename>")
-def versioned_static(version: str, filename: str):
-    """A static file under its version: cached for a year when it is today's version."""
-    response = _in_memory(send_from_directory(current_app.static_folder, filename, max_age=0))
-    if version == app_version():
-        response.headers["Cache-Control"] = IMMUTABLE
-    else:  # another version's page: today's file, but never kept under that version's name
-        response.headers["Cache-Control"] = "no-cache"
-    return response
+    assets.install(app)
 
 
 @bp.get("/sw.js")
@@ -323,7 +235,8 @@ def manifest():
 
 @bp.get("/engine/bundle.json")
 def engine_bundle():
-    """The engine's Python sources (and qrcode's) for the browser's Pyodide worker."""
+    """The engine's Python sources and catalogue files (and qrcode's sources) for the browser's Pyodide
+    worker, which writes each file at its path."""
     state = _state()
     response = Response(state["bundle"], mimetype="application/json")  # compressed by Flask-Compress
     response.set_etag(state["version"])

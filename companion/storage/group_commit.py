@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from flask import Flask, current_app
 from sqlalchemy.exc import DBAPIError
 
-from companion.storage.errors import Busy, Refusal, unavailable
+from companion.storage.errors import Refusal, unavailable
 from engine.core import RuleError
 
 EXTENSION = "arbitre.group_commit"
@@ -222,7 +222,7 @@ def _written(connection, slot: _Slot) -> None:
                 time.sleep(0.005 * tries)
             slot.table = slot.job.reread(connection)
             _prepare(connection, slot)
-    slot.answer, slot.error = None, Busy()
+    slot.answer, slot.error = None, Refusal("busy")
 
 
 def _alone(engine, slot: _Slot) -> None:
@@ -242,7 +242,7 @@ def _alone(engine, slot: _Slot) -> None:
         except Exception as error:  # noqa: BLE001 - the caller's to raise
             slot.answer, slot.error = None, error
             return
-    slot.answer, slot.error = None, last if unavailable(last) else Busy()
+    slot.answer, slot.error = None, last if unavailable(last) else Refusal("busy")
 
 
 def for_app(app: Flask) -> GroupCommit:

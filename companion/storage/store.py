@@ -26,16 +26,7 @@ from sqlalchemy import Row, and_, bindparam, delete, false, insert, or_, select,
 from sqlalchemy.exc import IntegrityError
 
 from companion.storage import group_commit, models, warm
-from companion.storage.errors import (
-    BadField,
-    Busy,
-    ClientIdReused,
-    LogFull,
-    NotYourMove,
-    StaleVersion,
-    UndoNotLatest,
-    UnknownPlayer,
-)
+from companion.storage.errors import Refusal
 from companion.storage.group_commit import Raced, Snapshot
 from companion.storage.models import Event, KeptAnswer, PlayerSecret, Table, db, now
 from engine import core
@@ -244,7 +235,7 @@ def _check_seat(table: warm.Identity, player: str) -> None:
     from the URL is compared with the state's ids before any statement holds it)."""
     row = find_table(table.code)
     if player not in {p["id"] for p in row.state.get("players", ())}:
-        raise UnknownPlayer(player=core.short(player), field="player")
+        raise Refusal("unknown_player", player=core.short(player), field="player")
 
 
 def give_player_secret(table: warm.Identity, player: str) -> str:
@@ -267,7 +258,7 @@ def give_player_secret(table: warm.Identity, player: str) -> str:
             db.session.rollback()
             continue
         return secret
-    raise Busy()
+    raise Refusal("busy")
 
 
 def take_back_player_secret(table: warm.Identity, player: str) -> None:
@@ -537,7 +528,7 @@ def _new_table(game: str, players, options, state: dict, secret: str, claim=None
             return None
         db.session.commit()
         return table
-    raise Busy()
+    raise Refusal("busy")
 
 
 def rematch_secret(secret: str, code: str) -> str:
@@ -576,7 +567,7 @@ def _client_id(body: dict, required: bool, field: str = "id") -> str | None:
     if client_id is None and not required:
         return None
     if not is_client_id(client_id):
-        raise BadField(field=field, max=CLIENT_ID_MAX)
+        raise Refusal("bad_field", field=field, max=CLIENT_ID_MAX)
     return client_id
 
 
@@ -617,9 +608,9 @@ class _Write(group_commit.Job):
             return
         sent = self.body["version"]
         if isinstance(sent, bool) or not isinstance(sent, int):
-            raise BadField(field="version")
+            raise Refusal("bad_field", field="version")
         if sent != table.version:
-            raise StaleVersion(sent=sent, current=table.version)
+            raise Refusal("stale_version", sent=sent, current=table.version)
 
     def write(self, connection) -> Snapshot:
         return _move_table(connection, self.table, **self.rows)
@@ -639,13 +630,13 @@ class AppendEvent(_Write):
         if row is None:
             return None
         if row.payload != self.event:
-            raise ClientIdReused(id=self.client_id, type=row.payload.get("type"))
+            raise Refusal("client_id_reused", id=self.client_id, type=row.payload.get("type"))
         return _answered(table, row.version, row.answer)
 
     def apply(self, connection, table: Snapshot) -> Answer:
         self.check_version(table)
         if self.most and table.log_length >= self.most:
-            raise LogFull(max=self.most)
+            raise Refusal("log_full", max=self.most)
         event, client_id, by = self.event, self.client_id, self.by
         module = core.game(table.game)
         # ``table.state`` was decoded from the row for this write alone (a lost race reads it again),
@@ -706,7 +697,7 @@ class Undo(_Write):
         if row is None:
             return None
         if self.named is not None and row.client_id != self.named:
-            raise ClientIdReused(id=self.undo_id, type="undo")
+            raise Refusal("client_id_reused", id=self.undo_id, type="undo")
         return _answered(table, row.undone_version, row.answer)
 
     def apply(self, connection, table: Snapshot) -> Answer:
@@ -715,7 +706,7 @@ class Undo(_Write):
         if by != BY_REFEREE:
             latest = _taken_back(connection, table)[0]
             if latest["by"] != by:
-                raise NotYourMove(player=by, type="undo")
+                raise Refusal("not_your_move", player=by, type="undo")
         if table.undo_to is not None:  # this process's last write here was that event: no read
             last, before, latest = table.undo_to
             _check_latest(named, latest)
@@ -809,7 +800,7 @@ def _taken_back(connection, table: Snapshot) -> tuple[dict, tuple]:
 def _check_latest(named: str | None, latest: str | None) -> None:
     """An undo naming its event goes only while that event is the latest in effect."""
     if named is not None and named != latest:
-        raise UndoNotLatest(event=named, latest=latest)
+        raise Refusal("undo_not_latest", event=named, latest=latest)
 
 
 def _state_before_last(connection, table: Snapshot, named: str | None) -> tuple[int, dict]:

@@ -24,6 +24,7 @@ from companion.web.access import (
 from companion.web.errors import Refused
 from companion.web.pages import view_url
 from companion.web.qr import svg
+from companion.web.timing import phase
 from engine import core
 from engine.messages import worded
 
@@ -155,9 +156,11 @@ def write(code: str, recorded, status: int) -> Response:
     # 2. The secret and its rights: 401 secret_required, 403 wrong_secret (counted by the
     #    wrong-secret limit). Checked once per request (`access.holder`), before the body is read:
     #    a stranger's body is never parsed.
-    table, holder = writer_table(code)
+    with phase("access"):
+        table, holder = writer_table(code)
     # 3. The body: strict JSON, bounded (413 too_large, 415, 400 bad_json or too_deep).
-    data = body()
+    with phase("body"):
+        data = body()
     # 4. Whose move: a player's secret records only that player's own moves (403 not_your_move);
     #    a player's undo is checked on the log, in step 6.
     if recorded is store.append_event and holder != store.BY_REFEREE:
@@ -167,11 +170,13 @@ def write(code: str, recorded, status: int) -> Response:
     # 6. In the group commit, on the row the commit writes to: the client id already seen (its
     #    first answer again, or 409 client_id_reused), the version (409 stale_version), the log's
     #    room (422 log_full), the rules (422), then the rows and the commit: durable once answered.
-    answer = recorded(table.id, data, holder, found_row(table.id))
+    with phase("commit"):
+        answer = recorded(table.id, data, holder, found_row(table.id))
     # 7. Publish: every follower, in this process and the others, hears of a real write (a retry
     #    answered from the log was told when it was first applied).
     if answer.fresh:
-        bus.publish(table.id, answer["version"], answer, answer.json)
+        with phase("publish"):
+            bus.publish(table.id, answer["version"], answer, answer.json)
     return Response(answer.json, status, mimetype="application/json")
 
 

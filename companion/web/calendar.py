@@ -20,6 +20,10 @@ Choices the rules leave open:
   date this file cannot be made from (``9999-12-31T23:59`` ends after year 9999) answers
   404 ``existentiel.no_rendezvous`` as if none were set, and text that UTF-8 cannot encode is replaced,
   never a 500.
+- **The game's words.** What the description says of each player is Le jeu existentiel's own
+  sentences (``existentiel.calendar.*`` codes in the engine's catalogue), worded through
+  `engine.messages` as the story is, in the request's language; the adventure's label is the one
+  the table view shows (``ui.existentiel.adventure``).
 - **DTSTAMP** (UTC, required) is when the table last changed. With no ``METHOD`` in the file, RFC 5545
   §3.8.7.2 makes it the time the event's information was last revised, and everything in the event
   (the time, the place, each player's adventure) comes from the table: downloading the same table
@@ -34,10 +38,11 @@ from flask import Blueprint, Response
 
 from companion.web.access import table_or_404
 from companion.web.errors import Refused
-from companion.web.i18n import t
+from companion.web.i18n import current, t
 from companion.web.pages import view_url
 from engine.core import RuleError
 from engine.existentiel import rendezvous_moment
+from engine.messages import text
 
 bp = Blueprint("calendar", __name__)
 
@@ -78,24 +83,26 @@ def _adventure(state: dict, number: int) -> str:
     return t("ui.existentiel.adventure", n=number, title=state["titles"][number - 1])
 
 
-def _player_line(state: dict, player: dict) -> str:
-    name = player["name"]  # isolated by `t` when it could turn its line around
+def _player_line(state: dict, player: dict) -> tuple[str, dict]:
+    """Where a player stands, as the code of its sentence and the params it quotes."""
+    name = {"name": player["name"]}  # isolated by `text` when it could turn its line around
     if player["status"] == "eliminated":
-        return t("ui.calendar.eliminated", name=name)
+        return "existentiel.calendar.eliminated", name
     if player["status"] == "left":
-        return t("ui.calendar.left", name=name, adventure=_adventure(state, player["current"] or 29))
+        return "existentiel.calendar.left", {**name, "adventure": _adventure(state, player["current"] or 29)}
     if player["current"] is not None:
-        return t("ui.calendar.current", name=name, adventure=_adventure(state, player["current"]))
+        return "existentiel.calendar.current", {**name, "adventure": _adventure(state, player["current"])}
     if player["offered"] is not None:
-        return t("ui.calendar.offered", name=name, adventure=_adventure(state, player["offered"]))
-    return t("ui.calendar.none", name=name)
+        return "existentiel.calendar.offered", {**name, "adventure": _adventure(state, player["offered"])}
+    return "existentiel.calendar.none", name
 
 
 def description(state: dict, view_url: str) -> str:
-    """Who is at which adventure, worded in the request's language by the catalogue."""
-    lines = [t("ui.calendar.intro")]
-    lines += [f"- {_player_line(state, p)}" for p in state["players"]]
-    lines += ["", t("ui.calendar.table", url=view_url)]
+    """Who is at which adventure, in the game's words (`engine.messages`) and the request's language."""
+    lang = current()
+    lines = [text("existentiel.calendar.intro", {}, lang)]
+    lines += [f"- {text(*_player_line(state, p), lang)}" for p in state["players"]]
+    lines += ["", text("existentiel.calendar.table", {"url": view_url}, lang)]
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ What raises what, and the status it gets (decided here, never in the engine):
 - `Refused(status, code, **params)`: what the web layer refuses itself (a missing secret, a body that
   is not JSON, an unknown table), with its own status;
 - a `Refusal` of the layers below (`companion.storage.errors`: a stale version, a client id reused, a
-  busy table; the live streams' caps): the status `REFUSAL_STATUS` gives its kind;
+  busy table; the live streams' caps): the status `REFUSAL_STATUS` gives its code;
 - werkzeug's `HTTPException` (no such route, wrong method, body too large, a body too slow): its status;
 - the database not answering (down, its disk full or read-only, no connection to be had: an
   ``OperationalError``, a lost connection, the pool's timeout): ``503 unavailable`` with
@@ -32,8 +32,6 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
-from companion.live.streams import StreamsFull, TooManyStreams
-from companion.storage import errors as stored
 from companion.storage.errors import Refusal, unavailable
 from companion.web import i18n
 from engine.core import RuleError
@@ -50,18 +48,18 @@ HTTP_CODES = {
     414: "too_long",
     431: "headers_too_large",
 }
-REFUSAL_STATUS = {
-    stored.UnknownTable: 404,
-    stored.UnknownPlayer: 404,
-    stored.BadField: 422,
-    stored.LogFull: 422,
-    stored.NotYourMove: 403,
-    stored.ClientIdReused: 409,
-    stored.StaleVersion: 409,
-    stored.UndoNotLatest: 409,
-    TooManyStreams: 429,
-    stored.Busy: 503,
-    StreamsFull: 503,
+REFUSAL_STATUS = {  # a refusal of the layers below, by its code
+    "unknown_table": 404,
+    "unknown_player": 404,
+    "bad_field": 422,
+    "log_full": 422,
+    "not_your_move": 403,
+    "client_id_reused": 409,
+    "stale_version": 409,
+    "undo_not_latest": 409,
+    "too_many_streams": 429,
+    "busy": 503,
+    "streams_full": 503,
 }
 UNAVAILABLE_RETRY_AFTER = 5  # seconds a client is told to wait while the database does not answer
 OUTAGE_LOG_SECONDS = 60  # at most one line per process this often while the database does not answer
@@ -107,7 +105,7 @@ def rule_error(error: RuleError) -> Response:
 
 
 def refused(error: Refused | Refusal) -> Response:
-    status = error.status if isinstance(error, Refused) else REFUSAL_STATUS[type(error)]
+    status = error.status if isinstance(error, Refused) else REFUSAL_STATUS[error.code]
     return error_response(status, error.code, error.params)
 
 

@@ -35,8 +35,8 @@ part (``/i18n/<version>/<lang>/<part>.json``, named by ``catalogue_url`` in ``<h
 The words of ``PAGE_ONLY``'s files (the seats dialog's, a player's page's) are in the parts of the
 pages that show them only: never in the shell's, a game's whole part, nor ``all``.
 
-The rules' sentences (``rules.json``) and the calendar file's (``calendar.json``) are never sent: only
-the server uses them.
+The rules' sentences (``rules.json``) and the calendar file's (the engine's ``existentiel.calendar.*``
+codes) are never sent: only the server uses them.
 The whole catalogue (`catalogue`) stays the server's, and ``/i18n/<lang>.json`` (`companion.pwa.offline`).
 """
 
@@ -56,7 +56,8 @@ from engine.messages import catalogue as engine_catalogue
 FOLDER = Path(__file__).parent / "i18n"
 DEFAULT = "fr"
 COOKIE = "lang"
-SERVER_ONLY = ("rules", "calendar")  # interface files whose words only the server shows
+SERVER_ONLY = ("rules",)  # interface files whose words only the server shows
+SERVER_ONLY_CODES = ("existentiel.calendar.",)  # the engine's codes only the server words (the .ics)
 SHELL, ALL, VIEW, REFEREE, PLAYER = "shell", "all", "view", "referee", "player"
 # A table's pages of their own, and the shell's files whose words each shows (with its game's).
 PAGES = {
@@ -95,7 +96,7 @@ def catalogue(lang: str) -> dict[str, str]:
 
 def _owner(key: str, source: str) -> str | None:
     """The part a sentence belongs to: a game, the shell, or None (never sent to a browser)."""
-    if source in SERVER_ONLY:
+    if source in SERVER_ONLY or (source == "engine" and key.startswith(SERVER_ONLY_CODES)):
         return None
     game = key.split(".", 1)[0] if source == "engine" else source.split("_", 1)[0]  # `<game>_<page>`
     return game if game in GAME_MODULES else SHELL

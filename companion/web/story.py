@@ -19,7 +19,7 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from sqlalchemy.exc import IntegrityError
 
 from companion.storage import store
-from companion.storage.errors import Busy
+from companion.storage.errors import Refusal
 from companion.storage.models import Event, Table, db
 from companion.web import i18n
 from companion.web.errors import Refused
@@ -252,7 +252,7 @@ def import_table(data: dict) -> tuple[Table, str]:
             return table, secret
         except IntegrityError:  # the code was taken: draw another
             db.session.rollback()
-    raise Busy()
+    raise Refusal("busy")
 
 
 # --- pages ----------------------------------------------------------------------------------------

@@ -13,12 +13,12 @@ game at random and fail on any code a view or a story shows that is missing
 from __future__ import annotations
 
 import ast
-import importlib
 import importlib.util
 from functools import cache
 from pathlib import Path
 
 from engine.core import GAME_MODULES
+from engine.messages import sentences
 
 # What `engine.core` asks a game's module for a table's state and story (its checks, `CHECKS`, are
 # the referee's questions, and its refusals are raised, never kept).
@@ -67,7 +67,7 @@ def _definitions(trees: dict[str, ast.Module]) -> tuple[dict, dict]:
                 defined[module, node.name] = node
             elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    if isinstance(target, ast.Name) and target.id != "MESSAGES":
+                    if isinstance(target, ast.Name):
                         defined[module, target.id] = node.value
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine"):
                 for alias in node.names:
@@ -119,7 +119,7 @@ def view_codes(game: str) -> frozenset[str]:
     Il Morto's "they are dead" banner). Left out: the refusals, which a table view never gets, and
     the answers of the game's checks, which only the referee's panels ask."""
     root = GAME_MODULES[game]
-    codes = set(importlib.import_module(root).MESSAGES)
+    codes = set(sentences(game))
     trees = _sources(root)
     defined, imported = _definitions(trees)
     reached, todo = set(), [(root, name) for name in ENGINE_ENTRIES]

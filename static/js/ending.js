@@ -3,8 +3,9 @@
 // page; the rematch (on a referee's phone, one tap makes the next game with the same players, seats
 // and options, as the engine decides, and opens it; on every other phone, once the stream says where
 // it is, a link to follow it); and sharing a short summary (the Web Share API, else the clipboard).
-// A game's winner card calls `ending(state)`; the cards already drawn redraw themselves when the
-// live stream announces the rematch (`arbitre:rematch`, from live.js), whatever the game redraws.
+// Every game's outcome card (envelope.js) calls `ending(state)`; the cards already drawn redraw
+// themselves when the live stream announces the rematch (`arbitre:rematch`, from live.js), whatever
+// the game redraws.
 // Asking for the rematch is the referee page's (ending_referee.js): a table view never loads the API.
 import { displayCode, fill, h, toast, vibrate } from "./ui.js";
 import { recall, remember } from "./tables.js";
@@ -31,19 +32,6 @@ export function ending(state) {
   if (!state.over || !code || role === "snapshot") return null;
   shown = state;
   return draw(h("div", { class: "ending", "data-ending": code }));
-}
-
-// Il Morto's and the Grand Jeu's winner card, the engine's sentence, and under it what a finished
-// table offers.
-export function winnerBanner(state) {
-  if (!state.outcome) return null;
-  const offered = ending(state);
-  return [
-    h("section", { class: "card winner", "data-winners": state.winners.join(",") },
-      h("span", { class: "icon", "aria-hidden": "true" }, "🏆"), " ",
-      h("span", { class: "winner-text" }, t(state.outcome.reason, state.outcome.params))),
-    offered ? h("section", { class: "card ending-card" }, offered) : null,
-  ];
 }
 
 function draw(box) {

@@ -8,7 +8,7 @@
 // phone asleep for long); a long game costs each tap the same as a short one.
 import { t, loadCatalogue } from "./i18n.js";
 import { h, fill } from "./ui.js";
-import { byPlayer, worded } from "./happened.js";
+import { byPlayer, worded } from "./envelope.js";
 
 const section = document.getElementById("story");
 const PAGE = 50; // entries fetched at a time

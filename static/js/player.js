@@ -9,7 +9,7 @@
 import { follow } from "./live.js";
 import { holdSeat, note, recall, remember } from "./tables.js";
 import { has, lang, loadCatalogue, t } from "./i18n.js";
-import { changedPlayers, freshnessStatus, glow, showHappened } from "./happened.js";
+import { changedPlayers, freshnessStatus, glow, showHappened } from "./envelope.js";
 import { TableSync } from "./sync.js";
 import { ApiError, api } from "./api.js";
 import { clearToast, fill, h, toast, vibrate } from "./ui.js";

@@ -11,7 +11,7 @@ import { drawSetAside } from "./set_aside.js";
 import { seatsDialog } from "./seats.js";
 import { ApiError } from "./api.js";
 import { has, lang, loadCatalogue, t } from "./i18n.js";
-import { changedPlayers, glow, showHappened, worded } from "./happened.js";
+import { changedPlayers, glow, showHappened, worded } from "./envelope.js";
 import "./ending_referee.js"; // a finished table's rematch, asked from this page
 
 const app = document.getElementById("app");

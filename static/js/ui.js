@@ -14,6 +14,12 @@ export function h(tag, attrs = {}, ...children) {
     else if (key === "text") el.textContent = isolate(value);
     else el.setAttribute(key, value === true ? "" : value);
   }
+  return adopt(el, children);
+}
+
+// Appends children (nested lists flattened, the nulls that conditional parts leave skipped), each
+// text isolated as it needs: `h`'s, and an SVG element's (chart.js).
+export function adopt(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(isolate(child)));

@@ -5,7 +5,7 @@
 import { follow } from "./live.js";
 import { note, recall, remember } from "./tables.js";
 import { loadCatalogue } from "./i18n.js";
-import { changedPlayers, freshnessStatus, glow, showHappened } from "./happened.js";
+import { changedPlayers, freshnessStatus, glow, showHappened } from "./envelope.js";
 
 const app = document.getElementById("app");
 const { code, game, player } = app.dataset;

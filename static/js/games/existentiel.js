@@ -5,7 +5,7 @@
 // catalogue in the page's one language (the interface's `ui.existentiel.*`, the engine's codes).
 import { byId, fill, h } from "../ui.js";
 import { isolate, lang, t } from "../i18n.js";
-import { ending } from "../ending.js";
+import { note, outcomeCard } from "../envelope.js";
 
 export const month = (n) => t(`ui.shell.month.${n}`);
 
@@ -19,10 +19,6 @@ export function said(tag, attrs, code, params = {}) {
 // The catalogue key for a count: none, one or many (a wording choice, not a rule).
 export function counted(key, count) {
   return `${key}_${count === 0 ? "none" : count === 1 ? "one" : "many"}`;
-}
-
-function noteEl({ code, params }) {
-  return said("p", { class: "note", "data-note": code }, code, params);
 }
 
 // The action of this type the rules allow now (for this player, if given); a button exists only then.
@@ -107,7 +103,7 @@ export function phaseBanner(state, players) {
     h("div", { class: "phase-title" }, h("strong", {}, t(`ui.existentiel.phase.${state.phase}`)), " ",
       h("span", { class: "pill", "data-cycle": state.cycle }, t("ui.existentiel.cycle", { cycle: state.cycle }))),
     waitingLine(state, players),
-    state.notes.map(noteEl));
+    state.notes.map((one) => note(one)));
 }
 
 export function rendezvousText(state) {
@@ -188,15 +184,13 @@ function resultRow(state, p) {
     reasonEl(p));
 }
 
-export function outcomeCard(state) {
-  if (!state.outcome) return null;
-  const sentence = t(state.outcome.reason, state.outcome.params);
-  return h("section", { class: "card outcome", id: "outcome", "data-winners": state.winners.join(",") },
-    h("div", { class: "outcome-title" }, t("ui.existentiel.phase.over")),
-    h("p", {}, state.winners.length ? [h("span", { "aria-hidden": "true" }, "🏅"), " "] : null, h("span", {}, sentence)),
-    ending(state),
+// The outcome card (envelope.js), titled, with a medal only for winners, and each player's results
+// and the notes in it.
+export function resultsCard(state) {
+  return outcomeCard(state, { title: t("ui.existentiel.phase.over"), mark: state.winners.length ? "🏅" : null, more: [
     h("ul", { class: "results", id: "results" }, state.players.map((p) => resultRow(state, p))),
-    state.notes.map(noteEl));
+    state.notes.map((one) => note(one)),
+  ] });
 }
 
 // The pages are redrawn on every sync and live message, most of which change nothing here: skipping
@@ -226,7 +220,7 @@ export function view(root, state, { code }) {
   if (unchanged(root, "view", state, code)) return;
   const players = byId(state);
   fill(root,
-    outcomeCard(state),
+    resultsCard(state),
     state.over ? null : phaseBanner(state, players),
     state.over ? null : rendezvousCard(state, code),
     h("section", { class: "card" },
@@ -273,7 +267,7 @@ export function player(root, state, { code, player: id }) {
         h("div", {}, h("dt", {}, t("ui.existentiel.fact.born")), h("dd", {}, month(p.birth_month)))),
       nowLine(state, p),
       reasonEl(p),
-      p.title === "maitre" ? noteEl({ code: "existentiel.petit_chelem", params: {} }) : null),
+      p.title === "maitre" ? note({ code: "existentiel.petit_chelem", params: {} }) : null),
     state.rendezvous && !state.over ? rendezvousCard(state, code) : null,
     h("section", { class: "card" },
       h("h2", {}, t("ui.existentiel.adventures", { count })),

@@ -6,7 +6,7 @@ import { byId, fill, h, toast } from "../ui.js";
 import { t } from "../i18n.js";
 import { record } from "../actions.js";
 import {
-  adventureEl, allowed, counted, jokersEl, month, nowLine, numbers, outcomeCard, phaseBanner, reasonEl, rendezvousText,
+  adventureEl, allowed, counted, jokersEl, month, nowLine, numbers, phaseBanner, reasonEl, rendezvousText, resultsCard,
   said, statusPills, unchanged,
 } from "./existentiel.js";
 
@@ -66,7 +66,7 @@ export function referee(root, state, ctx) {
   const schedule = allowed(state, "schedule");
   const setTitle = allowed(state, "set_title");
   keepingFocus(root, () => fill(root,
-    outcomeCard(state),
+    resultsCard(state),
     state.over ? h("p", { class: "hint center" }, t("ui.existentiel.over_hint")) : phaseBanner(state, players),
     h("section", { class: "card" },
       h("h2", {}, t("ui.existentiel.players")),

@@ -3,9 +3,10 @@
 // its referee's page (gjdlv_play_referee.js) shares. Loaded by such a table only (gjdlv.js `view`).
 import { byId, fill, h } from "../ui.js";
 import { t } from "../i18n.js";
+import { outcomeCard } from "../envelope.js";
 import {
-  chartCard, colorOf, face, gapTag, icon, noteCard, roundFact, roundsCard, said, sheetsCard, standingsCard, winnerBanner,
-} from "./gjdlv.js";
+  chartCard, colorOf, face, gapTag, icon, noteCard, roundFact, roundsCard, said, sheetsCard, standingsCard,
+} from "./gjdlv_shared.js";
 
 // The phase's short name, for the pill (`ui.gjdlv.phase.<phase>`); the engine's step sentence says the rest.
 const PHASES = new Set(["deal", "birth", "ovulation", "action", "ejaculation", "ended"]);
@@ -102,7 +103,7 @@ export function trackerView(root, state) {
   const players = byId(state);
   pinUnderBar();
   fill(root,
-    winnerBanner(state),
+    outcomeCard(state),
     turnBar(state, players),
     noteCard(state),
     pilesCard(state),

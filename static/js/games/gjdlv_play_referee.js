@@ -15,8 +15,8 @@
 import { byId, fill, h } from "../ui.js";
 import { isolate, t } from "../i18n.js";
 import { checkAnswers, record } from "../actions.js";
-import { colorOf, counted, face, gapTag, icon, noteCard, pretty, roundsCard, sheetsCard } from "./gjdlv.js";
-import { cardButton, cardGrid, closeCard, queenCards, quiARaison } from "./gjdlv_referee.js";
+import { colorOf, counted, face, gapTag, icon, noteCard, pretty, roundsCard, sheetsCard } from "./gjdlv_shared.js";
+import { cardButton, cardGrid, closeCard, queenCards, quiARaison } from "./gjdlv_shared_referee.js";
 import { pair, pilesCard, pinUnderBar, seatOf, seatPart, turnBar } from "./gjdlv_play.js";
 
 // Events drawn somewhere else than among the active player's moves.

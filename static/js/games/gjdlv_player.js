@@ -5,7 +5,8 @@
 // is recorded by the referee alone: there the page is my own view of the table.
 import { byId, fill, h } from "../ui.js";
 import { t } from "../i18n.js";
-import { icon, loaded, sheet, view } from "./gjdlv.js";
+import { icon, sheet } from "./gjdlv_shared.js";
+import { loaded, view } from "./gjdlv.js";
 
 // A score sheet's player page never downloads what only a round played through draws.
 const TRACKER = () => import("./gjdlv_player_play.js");

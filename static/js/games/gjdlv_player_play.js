@@ -5,8 +5,9 @@
 import { fill, h } from "../ui.js";
 import { t } from "../i18n.js";
 import { record } from "../actions.js";
-import { face, noteCard, roundsCard, sheetsCard, standingsCard, winnerBanner } from "./gjdlv.js";
-import { cardButton, cardGrid, queenCards } from "./gjdlv_referee.js";
+import { outcomeCard } from "../envelope.js";
+import { face, noteCard, roundsCard, sheetsCard, standingsCard } from "./gjdlv_shared.js";
+import { cardButton, cardGrid, queenCards } from "./gjdlv_shared_referee.js";
 import { answerBar, playCard, removalCard, syncDraft } from "./gjdlv_play_referee.js";
 import { pilesCard, pinUnderBar, seatPart, turnBar } from "./gjdlv_play.js";
 
@@ -38,7 +39,7 @@ export function trackerSeat(root, state, ctx, { actions, players, mine }) {
   syncDraft(own);
   pinUnderBar();
   fill(root,
-    winnerBanner(state),
+    outcomeCard(state),
     turnBar(state, players),
     mine,
     contestCard(state, ctx, ctx.player, answer),

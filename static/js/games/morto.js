@@ -4,9 +4,7 @@
 // interface's `ui.morto.*`, the engine's codes).
 import { byId, fill, h, hearts } from "../ui.js";
 import { t } from "../i18n.js";
-import { winnerBanner } from "../ending.js";
-
-export { winnerBanner };
+import { notesCard, outcomeCard } from "../envelope.js";
 
 // An emoji before a sentence, kept out of the sentence's text.
 export function icon(symbol) {
@@ -46,7 +44,8 @@ export function view(root, state) {
   const players = byId(state);
   const dead = state.players.filter((p) => !p.alive);
   fill(root,
-    winnerBanner(state),
+    outcomeCard(state),
+    notesCard(state),
     dead.length && !state.over ? h("section", { class: "dead-banner", id: "dead" },
       h("h2", {}, icon("☠"), " ", h("span", {}, t("morto.dead.warning"))),
       h("div", { class: "dead-names" }, dead.map((p) => h("span", { "data-dead": p.id }, p.name)))) : null,

@@ -11,7 +11,8 @@
 import { byId, fill, h, hearts } from "../ui.js";
 import { isolate, t } from "../i18n.js";
 import { actionsOf, checkAnswers, record } from "../actions.js";
-import { fact, icon, pills, statusLine, winnerBanner } from "./morto.js";
+import { notesCard, outcomeCard } from "../envelope.js";
+import { fact, icon, pills, statusLine } from "./morto.js";
 
 // What the referee has tapped but not yet sent; kept across redraws. `lowest`, `cards`, `faceUp` and
 // `infraction` belong to the round and are cleared when it changes; `full` (the reveal with every
@@ -57,8 +58,9 @@ export function referee(root, state, ctx) {
   resetDraftOnNewRound(state);
   const reveal = actionsOf(state, "reveal")[0];
   fill(root,
-    winnerBanner(state),
+    outcomeCard(state),
     state.over ? h("p", { class: "hint center" }, t("ui.morto.over_hint")) : null,
+    notesCard(state),
     roundCard(state, players, ctx, reveal),
     reveal && draft.full ? revealSheet(state, players, ctx, reveal) : null,
     state.over ? null : swapHelper(state, players, ctx),

@@ -1,11 +1,45 @@
-// What just happened, on every page of a table: the line that says in words what the table's latest
-// version did (the answer's `did`: the event it recorded, in the engine's words, or the event an
-// undo took back), the players it changed highlighted for a moment, and, on a follower's status,
-// how long ago the table last moved (`did.at`), kept true as time passes without asking the server.
-// Which players changed is read by comparing their entries in the states before and after: a
-// picture of what moved, not a rule.
+// The envelope every game's page draws around its own board: what every state shares (engine/core.py
+// `view`: the outcome, the notes) and what the table's latest version did. One module for every game:
+// a game draws the outcome and the notes where its board has them, passing what differs (a title, its
+// own results, its own wording of a note); the pages (view.js, player.js, referee.js) draw what just
+// happened: the line that says in words what the latest version did (the answer's `did`: the event it
+// recorded, in the engine's words, or the event an undo took back), the players it changed
+// highlighted for a moment, and, on a follower's status, how long ago the table last moved
+// (`did.at`), kept true as time passes without asking the server. Which players changed is read by
+// comparing their entries in the states before and after: a picture of what moved, not a rule.
 import { t } from "./i18n.js";
 import { age, fill, h } from "./ui.js";
+import { ending } from "./ending.js";
+
+// --- the outcome and the notes, on a game's board ----------------------------------------------------
+
+// Once the game is over: the engine's sentence (`.winner`, which names the winners) and, under it,
+// what a finished table offers (ending.js). A game may give the card a title, the sentence's mark
+// (a trophy unless it says otherwise, none for null) and `more` to hold under the offer.
+export function outcomeCard(state, { title = null, mark = "🏆", more = null } = {}) {
+  if (!state.outcome) return null;
+  return h("section", { class: "card outcome", id: "outcome" },
+    title === null ? null : h("div", { class: "outcome-title" }, title),
+    h("p", { class: "winner", "data-winners": state.winners.join(",") },
+      mark ? [h("span", { class: "icon", "aria-hidden": "true" }, mark), " "] : null,
+      h("span", { class: "winner-text" }, t(state.outcome.reason, state.outcome.params))),
+    ending(state),
+    more);
+}
+
+// A note of the engine's (what the table should read now), named by its code. `word`: how the game
+// writes it (the catalogue's sentence, unless the game writes more out: the Grand Jeu's cards).
+export function note({ code, params }, word = t) {
+  return h("p", { class: "note", "data-note": code }, word(code, params));
+}
+
+// The state's notes, in a card of their own; nothing when there are none.
+export function notesCard(state, word = t) {
+  if (!state.notes.length) return null;
+  return h("section", { class: "card notes", id: "notes" }, state.notes.map((one) => note(one, word)));
+}
+
+// --- what just happened, on every page of a table ----------------------------------------------------
 
 const GLOW_MS = 2400; // how long a changed player stays highlighted (the CSS animation's length)
 

@@ -9,16 +9,11 @@ import glob
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.support.ports import free_port
 
 
 def postgres_bindir() -> str | None:
