@@ -48,8 +48,9 @@ SCRATCH = ROOT / "mutants"
 RELIABILITY = ROOT / "docs" / "RELIABILITY.md"
 MUTMUT = Path(sys.executable).parent / "mutmut"
 
-# A test asking for one of these runs through the web app or a database: not an engine test.
-WEB_FIXTURES = {"app", "database_url", "postgres"}
+# A test asking for one of these runs through the web app, a served process or a database: not an
+# engine test (``servers``, also imported as ``live_servers``, asks for its database at run time).
+WEB_FIXTURES = {"app", "database_url", "postgres", "served", "servers", "live_servers"}
 
 # mutmut's exit codes (mutmut.models.results.status_by_exit_code), reduced to what the score needs.
 KILLED = {

@@ -76,7 +76,7 @@ def test_the_modules_changed_since_a_revision_are_the_engine_files_edited_or_add
     assert mutation.changed_modules("HEAD~1", tmp_path) == ["engine.gjdlv_cards", "engine.morto"]
 
 
-def test_tests_through_the_app_or_a_database_are_left_out_of_the_judging():
+def test_tests_through_the_app_a_served_process_or_a_database_are_left_out_of_the_judging():
     deselected = []
     config = SimpleNamespace(hook=SimpleNamespace(pytest_deselected=lambda items: deselected.extend(items)))
     engine_test = SimpleNamespace(fixturenames=["monkeypatch"])
@@ -84,8 +84,9 @@ def test_tests_through_the_app_or_a_database_are_left_out_of_the_judging():
         SimpleNamespace(fixturenames=["client", "app", "database_url", "backend"]),
         engine_test,
         SimpleNamespace(fixturenames=["postgres"]),
+        SimpleNamespace(fixturenames=["live_servers", "backend"]),  # served processes (tests/test_rematch.py)
     ]
-    web = [items[0], items[2]]
+    web = [items[0], items[2], items[3]]
     mutation.pytest_collection_modifyitems(config, items)
     assert items == [engine_test] and deselected == web
 
