@@ -148,7 +148,9 @@ def test_the_refusal_names_the_rule_in_both_languages():
         ("   ", "name_length"),
         ("\u00a0\u3000\u2003", "name_length"),  # spaces only: nothing left once trimmed
     ],
-    ids=repr,
+    ids=lambda value: (
+        value if value.isascii() and value.isidentifier() else " ".join(f"U+{ord(c):04X}" for c in value)
+    ),
 )
 def test_a_name_of_nothing_visible_is_refused(name, code):
     assert refused_by(core.setup, "morto", ["Ada", "Bruno", name], {}).code == code
