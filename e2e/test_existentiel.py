@@ -194,6 +194,28 @@ def ics_lines(raw: bytes) -> dict[str, str]:
 # --- the test ------------------------------------------------------------------------------------------
 
 
+def test_a_tap_the_server_refuses_before_the_engine_has_started_leaves_the_board_as_it_was(phone):
+    """The game master taps before the phone's engine has started (a slow phone, the page just
+    reopened): the server judges the tap alone. Refused, it is set aside with the rule's reason and
+    the board comes back unchanged; it once stayed on "replaying", the table being the same as before."""
+    referee_phone = phone()
+    held = []
+    # The runtime's requests are never answered: the engine is still starting throughout.
+    referee_phone.route("**/pyodide/**", lambda route: held.append(route))
+    referee = referee_phone.new_page()
+    create_table(referee)
+    expect(referee.locator("#sync")).to_have_attribute("data-engine", "loading")
+    form = referee.locator("#add-player-form")
+    form.locator("input[name=name]").fill("ada")
+    form.locator("select[name=birth_month]").select_option("6")
+    form.locator("[data-action=add-player]").tap()
+    expect_toast(referee, "Le nom « ada » est déjà pris à cette table.")
+    expect(referee.locator("#rejected")).to_contain_text("Le nom « ada » est déjà pris à cette table.")
+    expect(referee.locator("[data-player]")).to_have_count(3)
+    expect(referee.locator("#sync")).to_have_attribute("data-engine", "loading")  # judged by the server
+    assert held, "the engine's runtime was never asked for"
+
+
 def test_a_game_over_weeks_refereed_by_taps_and_followed_live(phone, server, screenshot):
     model = Model()
     for pid in (ADA, BRUNO, CHLOE):

@@ -194,14 +194,16 @@ export function resultsCard(state) {
 }
 
 // The pages are redrawn on every sync and live message, most of which change nothing here: skipping
-// those keeps the DOM still, so a tap that straddles a redraw is not lost.
-const drawn = new WeakMap();
+// those keeps the DOM still, so a tap that straddles a redraw is not lost. A drawing is skipped only
+// while `root` still holds it: the referee page puts its "replaying" note in the same root meanwhile.
+const drawn = new WeakMap(); // root → {key, first: the first node that drawing put in it}
 
-export function unchanged(root, ...inputs) {
+export function drawChanged(root, inputs, draw) {
   const key = JSON.stringify(inputs);
-  if (drawn.get(root) === key && root.firstChild) return true;
-  drawn.set(root, key);
-  return false;
+  const last = drawn.get(root);
+  if (last?.key === key && root.firstChild && last.first === root.firstChild) return;
+  draw();
+  drawn.set(root, { key, first: root.firstChild });
 }
 
 // --- table view --------------------------------------------------------------------------------------
@@ -217,17 +219,18 @@ function viewPlayer(state, p, code) {
 }
 
 export function view(root, state, { code }) {
-  if (unchanged(root, "view", state, code)) return;
-  const players = byId(state);
-  fill(root,
-    resultsCard(state),
-    state.over ? null : phaseBanner(state, players),
-    state.over ? null : rendezvousCard(state, code),
-    h("section", { class: "card" },
-      h("h2", {}, t("ui.existentiel.players")),
-      h("div", { class: "players" }, state.players.map((p) => viewPlayer(state, p, code))),
-      legend()),
-  );
+  drawChanged(root, ["view", state, code], () => {
+    const players = byId(state);
+    fill(root,
+      resultsCard(state),
+      state.over ? null : phaseBanner(state, players),
+      state.over ? null : rendezvousCard(state, code),
+      h("section", { class: "card" },
+        h("h2", {}, t("ui.existentiel.players")),
+        h("div", { class: "players" }, state.players.map((p) => viewPlayer(state, p, code))),
+        legend()),
+    );
+  });
 }
 
 // --- one player's own page ---------------------------------------------------------------------------
@@ -247,7 +250,10 @@ function adventureRow(state, p, n) {
 }
 
 export function player(root, state, { code, player: id }) {
-  if (unchanged(root, "player", state, code, id)) return;
+  drawChanged(root, ["player", state, code, id], () => drawPlayer(root, state, code, id));
+}
+
+function drawPlayer(root, state, code, id) {
   const p = byId(state)[id];
   if (!p) {
     fill(root, h("section", { class: "card" }, h("p", {}, t("ui.existentiel.unknown_player")),

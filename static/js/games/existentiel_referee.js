@@ -6,8 +6,8 @@ import { byId, fill, h, toast } from "../ui.js";
 import { t } from "../i18n.js";
 import { record } from "../actions.js";
 import {
-  adventureEl, allowed, counted, jokersEl, month, nowLine, numbers, phaseBanner, reasonEl, rendezvousText, resultsCard,
-  said, statusPills, unchanged,
+  adventureEl, allowed, counted, drawChanged, jokersEl, month, nowLine, numbers, phaseBanner, reasonEl, rendezvousText,
+  resultsCard, said, statusPills,
 } from "./existentiel.js";
 
 const MONTHS = Array.from({ length: 12 }, (_, i) => i + 1);
@@ -61,20 +61,21 @@ export function referee(root, state, ctx) {
   for (const id of Object.keys(draft.virtual)) if (!allowed(state, "roll", id)) delete draft.virtual[id];
   if (draft.confirmDeath && players[draft.confirmDeath]?.offered !== state.death) draft.confirmDeath = null;
   // What is typed is already on the page: only the state and what changes the panel's shape count.
-  if (unchanged(root, "referee", state, draft.virtual, draft.confirmDeath)) return;
-  const addPlayer = allowed(state, "add_player");
-  const schedule = allowed(state, "schedule");
-  const setTitle = allowed(state, "set_title");
-  keepingFocus(root, () => fill(root,
-    resultsCard(state),
-    state.over ? h("p", { class: "hint center" }, t("ui.existentiel.over_hint")) : phaseBanner(state, players),
-    h("section", { class: "card" },
-      h("h2", {}, t("ui.existentiel.players")),
-      h("div", { class: "players" }, state.players.map((p) => refereePlayer(state, p, ctx)))),
-    schedule ? rendezvousEditor(state, schedule, ctx) : null,
-    addPlayer ? addPlayerForm(state, addPlayer, ctx) : null,
-    setTitle ? titlesEditor(state, setTitle, ctx) : null,
-  ));
+  drawChanged(root, ["referee", state, draft.virtual, draft.confirmDeath], () => {
+    const addPlayer = allowed(state, "add_player");
+    const schedule = allowed(state, "schedule");
+    const setTitle = allowed(state, "set_title");
+    keepingFocus(root, () => fill(root,
+      resultsCard(state),
+      state.over ? h("p", { class: "hint center" }, t("ui.existentiel.over_hint")) : phaseBanner(state, players),
+      h("section", { class: "card" },
+        h("h2", {}, t("ui.existentiel.players")),
+        h("div", { class: "players" }, state.players.map((p) => refereePlayer(state, p, ctx)))),
+      schedule ? rendezvousEditor(state, schedule, ctx) : null,
+      addPlayer ? addPlayerForm(state, addPlayer, ctx) : null,
+      setTitle ? titlesEditor(state, setTitle, ctx) : null,
+    ));
+  });
 }
 
 function refereePlayer(state, p, ctx) {
