@@ -5,6 +5,8 @@ figures are in docs/RELIABILITY.md."""
 from __future__ import annotations
 
 import subprocess
+import sys
+import tomllib
 from types import SimpleNamespace
 
 import pytest
@@ -106,3 +108,21 @@ def test_the_score_leaves_out_the_equivalent_mutants_and_those_that_run_only_at_
     )
     monkeypatch.setattr(mutation, "RELIABILITY", page)
     assert mutation.equivalents() == {"engine.core.x_b__mutmut_2", "engine.gjdlv.x__sheet_only__mutmut_5"}
+
+
+def test_every_judging_test_has_an_id_a_selection_can_name_back():
+    """mutmut's forked clean run names each test it needs; pytest found none of those whose
+    parameter id held a quote (``ids=repr``) and the whole run stopped (exit 4, twice on 2026-11-28)."""
+    files = tomllib.loads((mutation.ROOT / "pyproject.toml").read_text())["tool"]["mutmut"][
+        "pytest_add_cli_args_test_selection"
+    ]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", *files],
+        cwd=mutation.ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    ids = [line for line in collected.splitlines() if "::" in line]
+    assert len(ids) > 1000
+    assert [test for test in ids if "'" in test or '"' in test] == []
