@@ -626,6 +626,7 @@ def test_an_infraction_is_one_control_that_asks_who_what_and_to_whom(phone, serv
     # Cancelled at the last step: nothing recorded.
     thumb.tap(referee.locator("#infraction-cancel"))
     expect(referee.locator("#seats-title")).to_contain_text("Qui a la plus petite carte")
+    expect_synced(referee)  # the touch before is the server's: then nothing more is
     assert table_json(referee, code)["version"] == 1
     for step in ("#infraction", f"#seats button[data-player={ELENA}]", "#offence [data-action=spoke]"):
         thumb.tap(referee.locator(step))
@@ -659,7 +660,8 @@ def test_the_full_reveal_is_one_tap_away_and_checks_the_cards(phone, server):
     tap(referee.locator("#quick-reveal"))
     expect(referee.locator("#full-sheet")).to_have_count(0)
     quick(referee, [FABIO])
-    expect_lives([referee], {FABIO: 2})
+    expect_lives([referee], {FABIO: 2})  # drawn at once on the phone, from its engine
+    expect_synced(referee)  # then the server has it
     assert table_json(referee, code)["version"] == 2
 
 
