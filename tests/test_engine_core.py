@@ -47,6 +47,13 @@ def test_a_refusal_shows_its_code_and_params_in_tracebacks():
 # --- the registry, setup and apply ---------------------------------------------------------------------
 
 
+def test_a_games_module_is_imported_the_first_time_it_is_asked_for_then_kept(monkeypatch):
+    monkeypatch.setattr(core, "_LOADED", {})  # as in a process that has not met the game yet
+    assert core.game("gjdlv") is gjdlv
+    assert list(core._LOADED.items()) == [("gjdlv", gjdlv)]  # kept: the next ask imports nothing
+    assert core.game("gjdlv") is gjdlv
+
+
 @pytest.mark.parametrize(
     ("game_id", "echoed"), [("chess", "chess"), (5, 5), (None, None), ("x" * 60, "x" * 40)]
 )

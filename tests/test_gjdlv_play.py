@@ -573,7 +573,7 @@ def test_phase_3_opens_only_to_the_other_players_holding_back():
     cards = choice(state, {"type": "ejaculate"})
     assert sorted(cards) == ["p1", "p2", "p3"]  # p4 left the GF: not theirs
     assert cards["p1"] == [c for c in NUMBER_GM if c in play(state)["unseen"]["gm"]]
-    refused(state, ejac(p4="5S"), "gjdlv.play.own_gf")
+    assert refused(state, ejac(p4="5S"), "gjdlv.play.own_gf").params == {"name": "Dario"}
     refused(state, ejac(p1="AH"), "gjdlv.gm_must_be_black", InvalidEvent)
     refused(state, ejac(p1="5S", p2="5S"), "gjdlv.duplicate_card", InvalidEvent)
     refused(state, ejac(p9="5S"), "unknown_player", InvalidEvent)

@@ -89,6 +89,8 @@ VISIBLE = [
     "🇫🇷 Léa",
     "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Ewan",  # Scotland: a tag sequence
     "葛\U000e0100",  # an ideographic variation selector (a family name's own glyph)
+    "\u8fbb\ufe00",  # VARIATION SELECTOR-1, the first of its block, after an ideograph
+    "\u182d\u180b\u1820",  # a Mongolian free variation selector after a Mongolian letter
     "ශ්\u200dරී",  # Sinhala: ZWJ after a virama
     "علی\u200cرضا",  # Persian: ZWNJ between Arabic letters
     "بَ\u200cبُ",  # ZWNJ between Arabic letters that carry their vowel marks
@@ -176,6 +178,7 @@ def test_joiners_selectors_marks_and_right_to_left_letters_doing_their_job_are_k
         "Ana\u200cBob",  # ZWNJ between Latin letters
         "علی\u200c",
         "Ana\ufe0f",  # a selector after a Latin letter varies nothing: it only hides
+        "Ana\ufe00",  # VARIATION SELECTOR-1 as well
         "Ana \ufe0f",
         "שרה\ufe0e",
         "🏴\U000e0067\U000e0062",  # tags with no cancel tag
@@ -243,6 +246,9 @@ def test_a_stored_setup_with_hidden_characters_still_replays():
     )
     told = core.story("morto", players, {}, [{"event": {"type": "touched_early", "player": "p2"}}])
     assert told[0]["params"]["name"] == f"{RLO}Bob"
+    timeline = core.timeline("morto", players, {}, [{"type": "touched_early", "player": "p2"}])
+    assert timeline["players"][1]["name"] == f"{RLO}Bob"
+    assert [point["scores"] for point in timeline["points"]] == [{"p1": 3, "p2": 3, "p3": 3}]  # no round yet
 
 
 # --- unknown fields in a player entry -------------------------------------------------------------------
