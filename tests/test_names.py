@@ -246,6 +246,10 @@ def test_a_stored_setup_with_hidden_characters_still_replays():
     )
     told = core.story("morto", players, {}, [{"event": {"type": "touched_early", "player": "p2"}}])
     assert told[0]["params"]["name"] == f"{RLO}Bob"
+
+
+def test_a_stored_setup_with_hidden_characters_still_has_its_timeline():
+    players = ["Ada", f"{RLO}Bob", "Chi\u200bara"]
     timeline = core.timeline("morto", players, {}, [{"type": "touched_early", "player": "p2"}])
     assert timeline["players"][1]["name"] == f"{RLO}Bob"
     assert [point["scores"] for point in timeline["points"]] == [{"p1": 3, "p2": 3, "p3": 3}]  # no round yet
